@@ -1,0 +1,36 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/drvcheck/drvcheck/internal/render"
+	"github.com/drvcheck/drvcheck/internal/runner"
+)
+
+func runCheck(ctx context.Context, e *env, args []string) error {
+	o := newFlags("check", "[PATH...]", e.stderr)
+	if err := o.parse(args); err != nil {
+		return err
+	}
+	paths := o.fs.Args()
+	if len(paths) == 0 {
+		return errors.New("check: no PATH given (use - for standard input)")
+	}
+	if !o.sourcesConfigured() {
+		fmt.Fprintln(e.stderr, "drvcheck: no --matrix or --registry given; DRV001 (missing-driver-image) is skipped")
+	}
+	res, err := runner.Check(ctx, o.runnerConfig(e, paths))
+	if err != nil {
+		return err
+	}
+	rep := render.Report{Findings: res.Findings, Summary: res.Summary, Rules: res.Rules}
+	if err := render.Render(e.stdout, o.output, rep, render.Options{Color: e.color}); err != nil {
+		return err
+	}
+	if o.fails(res.Findings) {
+		return errFindings
+	}
+	return nil
+}

@@ -1,0 +1,105 @@
+// Command drvcheck checks GPU clusters on Kubernetes before their driver
+// images, workloads or upgrades break: it reads Nodes, Pods, workloads and
+// PodDisruptionBudgets from manifests or a cluster, lists the precompiled
+// driver image tags that exist, and evaluates Rego rules over them. This
+// package only parses the command line; the work is in internal/ and policy/.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+)
+
+// Exit codes, as the contract fixes them.
+const (
+	exitOK       = 0
+	exitFindings = 1
+	exitError    = 2
+)
+
+// env is what a command may touch, so tests run commands in-process.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	color          bool // stdout is a terminal and NO_COLOR is unset
+}
+
+type command struct {
+	name, args, summary string
+	run                 func(ctx context.Context, e *env, args []string) error
+}
+
+var commands []command
+
+func init() {
+	commands = []command{
+		{"check", "[PATH...]", "evaluate every rule over manifests in files and folders", runCheck},
+		{"tag", "NODE [PATH...]", "print the precompiled driver image tag NODE needs", runTag},
+		{"audit", "[PATH...]", "list GPU nodes whose driver image is missing (needs --matrix or --registry)", runAudit},
+		{"version", "", "print the version, commit and OPA version", runVersion},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, color: colorFor(os.Stdout)}
+	code := run(ctx, e, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// run executes one command line and returns its exit code. Every error is
+// printed as one line on stderr.
+func run(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(e.stdout)
+		if len(args) == 0 {
+			return exitError
+		}
+		return exitOK
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return exitCode(e, c.run(ctx, e, args[1:]))
+		}
+	}
+	fmt.Fprintf(e.stderr, "drvcheck: unknown command %q; run drvcheck help\n", args[0])
+	return exitError
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "drvcheck: will a change, or the cluster as it stands, leave a GPU node without its driver image,")
+	fmt.Fprintln(w, "put a GPU workload where it cannot run, or block the GPU Operator's driver upgrade?")
+	fmt.Fprintln(w, "\nCommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %-16s %s\n", c.name, c.args, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun drvcheck COMMAND --help for its flags. Exit codes: 0 clean, 1 findings, 2 errors.")
+}
+
+// findingsExit signals exit code 1 without a message.
+var errFindings = errors.New("findings")
+
+// helpShown signals that --help was printed.
+var errHelp = errors.New("help")
+
+func exitCode(e *env, err error) int {
+	switch {
+	case err == nil, errors.Is(err, errHelp):
+		return exitOK
+	case errors.Is(err, errFindings):
+		return exitFindings
+	}
+	fmt.Fprintf(e.stderr, "drvcheck: %s\n", oneLine(err.Error()))
+	return exitError
+}
+
+// oneLine keeps an error on one line, whatever a library put in it.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}

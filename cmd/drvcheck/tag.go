@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/runner"
+)
+
+func runTag(ctx context.Context, e *env, args []string) error {
+	o := newFlags("tag", "NODE [PATH...]", e.stderr)
+	if err := o.parse(args); err != nil {
+		return err
+	}
+	if o.fs.NArg() < 1 {
+		return errors.New("tag: no NODE given")
+	}
+	name, paths := o.fs.Arg(0), o.fs.Args()[1:]
+	if len(paths) == 0 {
+		return errors.New("tag: no PATH given; reading nodes from a live cluster is not supported yet")
+	}
+	inv, err := runner.Inventory(o.runnerConfig(e, paths), false)
+	if err != nil {
+		return err
+	}
+	for _, n := range inv.Nodes {
+		if n.Name != name {
+			continue
+		}
+		f := nodefacts.Of(n)
+		if f.Tag == "" {
+			return fmt.Errorf("tag: node %s: no tag: %s", name, describeProblems(f.Problems))
+		}
+		if !f.GPU {
+			fmt.Fprintf(e.stderr, "drvcheck: note: node %s does not carry %s=true\n", name, nodefacts.GPUPresent)
+		}
+		fmt.Fprintln(e.stdout, f.Tag)
+		return nil
+	}
+	return fmt.Errorf("tag: node %s not found in %s", name, strings.Join(paths, ", "))
+}
+
+func describeProblems(ps []nodefacts.Problem) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = fmt.Sprintf("label %s is %s", p.Label, p.Reason)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+
+	opaversion "github.com/open-policy-agent/opa/v1/version"
+)
+
+// Set by the Makefile with -ldflags "-X main.version=... -X main.commit=...".
+var (
+	version = ""
+	commit  = ""
+)
+
+func runVersion(_ context.Context, e *env, args []string) error {
+	o := newFlags("version", "", e.stderr)
+	if err := o.fs.Parse(args); err != nil {
+		return o.parse(args) // same message and --help handling as other commands
+	}
+	v, c := buildVersion()
+	fmt.Fprintf(e.stdout, "drvcheck %s\ncommit %s\nopa %s\n", v, c, opaversion.Version)
+	return nil
+}
+
+func buildVersion() (v, c string) {
+	v, c = version, commit
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if v == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+			v = info.Main.Version
+		}
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" && c == "" {
+				c = s.Value
+			}
+		}
+	}
+	if v == "" {
+		v = "dev"
+	}
+	if c == "" {
+		c = "unknown"
+	}
+	return v, c
+}

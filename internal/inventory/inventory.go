@@ -1,0 +1,53 @@
+package inventory
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+
+	"github.com/drvcheck/drvcheck/internal/load"
+)
+
+// Inventory is every object of one run.
+type Inventory struct {
+	Nodes                  []*corev1.Node
+	Pods                   []*corev1.Pod
+	Deployments            []*appsv1.Deployment
+	ReplicaSets            []*appsv1.ReplicaSet
+	StatefulSets           []*appsv1.StatefulSet
+	DaemonSets             []*appsv1.DaemonSet
+	Jobs                   []*batchv1.Job
+	CronJobs               []*batchv1.CronJob
+	ReplicationControllers []*corev1.ReplicationController
+	PDBs                   []*policyv1.PodDisruptionBudget
+	Namespaces             []*corev1.Namespace
+
+	// Objects counts every object read, including kinds no rule uses.
+	Objects int
+	// Live is true when the objects came from a cluster: pods and budget
+	// status are then the cluster's, not a model of them.
+	Live bool
+
+	origins map[load.Ref]*load.Object
+	raw     []map[string]any
+}
+
+// Raw returns every object as read, when the inventory kept them.
+func (inv *Inventory) Raw() []map[string]any { return inv.raw }
+
+// AddRaw records an object as read (live mode).
+func (inv *Inventory) AddRaw(m map[string]any) { inv.raw = append(inv.raw, m) }
+
+// Origin returns the manifest an object was read from, or nil (live objects).
+func (inv *Inventory) Origin(ref load.Ref) *load.Object {
+	return inv.origins[ref]
+}
+
+// SetOrigin records where an object was read from.
+func (inv *Inventory) SetOrigin(o *load.Object) {
+	if inv.origins == nil {
+		inv.origins = map[load.Ref]*load.Object{}
+	}
+	inv.origins[o.Ref()] = o
+}

@@ -1,0 +1,155 @@
+package load
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+)
+
+// Options tune which files a folder walk reads.
+type Options struct {
+	// Ignore holds glob patterns (filepath.Match) tested against each walked
+	// path and its base name; matches are skipped.
+	Ignore []string
+	// Stdin is read for the path "-".
+	Stdin io.Reader
+}
+
+// Load reads every object under paths. Folders are walked recursively for
+// .yaml, .yml and .json files, skipping hidden folders such as .git and
+// .github; files named explicitly are read whatever their extension.
+func Load(paths []string, opt Options) ([]*Object, error) {
+	files, err := expand(paths, opt)
+	if err != nil {
+		return nil, err
+	}
+	results := make([][]*Object, len(files))
+	errs := make([]error, len(files))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				results[i], errs[i] = readSource(files[i], opt.Stdin)
+			}
+		}()
+	}
+	for i := range files {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	var out []*Object
+	for i := range files {
+		if errs[i] != nil {
+			return nil, errs[i] // the first failing file, in path order
+		}
+		out = append(out, results[i]...)
+	}
+	return out, nil
+}
+
+func readSource(src *Source, stdin io.Reader) ([]*Object, error) {
+	var data []byte
+	var err error
+	if src.Name == "-" {
+		if stdin == nil {
+			stdin = os.Stdin
+		}
+		data, err = io.ReadAll(stdin)
+		src.data = data
+	} else {
+		data, err = os.ReadFile(src.Name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", src.Name, unwrapPathError(err))
+	}
+	return Parse(src, data)
+}
+
+// expand turns the user's paths into the list of sources to read.
+func expand(paths []string, opt Options) ([]*Source, error) {
+	var out []*Source
+	stdin := false
+	for _, p := range paths {
+		if p == "-" {
+			if stdin {
+				return nil, errors.New("-: standard input can be read only once")
+			}
+			stdin = true
+			out = append(out, &Source{Name: "-"})
+			continue
+		}
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, unwrapPathError(err))
+		}
+		if !info.IsDir() {
+			out = append(out, &Source{Name: p})
+			continue
+		}
+		found, err := walk(p, opt.Ignore)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+func walk(root string, ignore []string) ([]*Source, error) {
+	var out []*Source
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, unwrapPathError(err))
+		}
+		if ignored(path, d.Name(), ignore) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if path != root && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch strings.ToLower(filepath.Ext(path)) {
+		case ".yaml", ".yml", ".json":
+			out = append(out, &Source{Name: path})
+		}
+		return nil
+	})
+	return out, err
+}
+
+func ignored(path, base string, patterns []string) bool {
+	for _, p := range patterns {
+		if ok, _ := filepath.Match(p, path); ok {
+			return true
+		}
+		if ok, _ := filepath.Match(p, base); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// unwrapPathError drops the path from *fs.PathError, which the caller
+// already names, so messages do not repeat it.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

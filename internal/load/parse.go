@@ -1,0 +1,160 @@
+package load
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	yaml "sigs.k8s.io/yaml/goyaml.v3"
+)
+
+// Parse reads every object in data, which holds one YAML stream or JSON
+// document read from src. Errors name the source and the line.
+func Parse(src *Source, data []byte) ([]*Object, error) {
+	var out []*Object
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for doc := 0; ; doc++ {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%s", src.Name, yamlError(err))
+		}
+		objs, err := documentObjects(src, doc, &n)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%w", src.Name, err)
+		}
+		out = append(out, objs...)
+	}
+}
+
+// yamlError turns "yaml: line 3: did not find expected key" into
+// "3: did not find expected key" so that it reads as file:line: reason.
+func yamlError(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		return rest
+	}
+	return " " + msg
+}
+
+func documentObjects(src *Source, doc int, n *yaml.Node) ([]*Object, error) {
+	if len(n.Content) == 0 {
+		return nil, nil // empty document, e.g. a trailing "---"
+	}
+	root := n.Content[0]
+	if root.Kind == yaml.ScalarNode && root.ShortTag() == "!!null" {
+		return nil, nil
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%d: document is not a mapping", root.Line)
+	}
+	c := &converter{budget: maxNodes}
+	m, err := c.mapping(root)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := newObject(m, "", "", root.Line)
+	if err != nil {
+		return nil, err
+	}
+	obj.Source, obj.Doc, obj.Item = src, doc, -1
+	if !isList(obj) {
+		return []*Object{obj}, nil
+	}
+	return listItems(obj, root)
+}
+
+// isList tells "kind: List" (kubectl get -o yaml) and typed lists such as
+// NodeList (kubectl get --raw) apart from ordinary kinds.
+func isList(o *Object) bool {
+	if o.Kind == "List" {
+		return true
+	}
+	_, hasItems := o.Raw["items"].([]any)
+	return strings.HasSuffix(o.Kind, "List") && hasItems
+}
+
+func listItems(list *Object, root *yaml.Node) ([]*Object, error) {
+	items, ok := list.Raw["items"].([]any)
+	if !ok && list.Raw["items"] != nil {
+		return nil, fmt.Errorf("%d: %s items is not a list", list.Line, list.Kind)
+	}
+	lines := itemLines(root)
+	// Items of a typed list carry no kind of their own.
+	kind, apiVersion := strings.TrimSuffix(list.Kind, "List"), list.APIVersion
+	if list.Kind == "List" {
+		kind, apiVersion = "", ""
+	}
+	out := make([]*Object, 0, len(items))
+	for i, it := range items {
+		m, ok := it.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%d: item %d of the List is not a mapping", lines[i], i)
+		}
+		obj, err := newObject(m, kind, apiVersion, lines[i])
+		if err != nil {
+			return nil, err
+		}
+		obj.Source, obj.Doc, obj.Item = list.Source, list.Doc, i
+		out = append(out, obj)
+	}
+	return out, nil
+}
+
+func itemLines(root *yaml.Node) []int {
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "items" {
+			var lines []int
+			for _, it := range root.Content[i+1].Content {
+				lines = append(lines, it.Line)
+			}
+			return lines
+		}
+	}
+	return nil
+}
+
+func newObject(m map[string]any, kind, apiVersion string, line int) (*Object, error) {
+	o := &Object{Raw: m, Line: line, Kind: kind, APIVersion: apiVersion}
+	if err := stringField(m, &o.Kind, line, "kind"); err != nil {
+		return nil, err
+	}
+	if err := stringField(m, &o.APIVersion, line, "apiVersion"); err != nil {
+		return nil, err
+	}
+	if o.Kind == "" {
+		return nil, fmt.Errorf("%d: document has no kind", line)
+	}
+	meta, _ := m["metadata"].(map[string]any)
+	if err := stringField(meta, &o.Name, line, "metadata.name"); err != nil {
+		return nil, err
+	}
+	if err := stringField(meta, &o.Namespace, line, "metadata.namespace"); err != nil {
+		return nil, err
+	}
+	if o.Kind != "List" && !strings.HasSuffix(o.Kind, "List") && o.Name == "" && meta["generateName"] == nil {
+		return nil, fmt.Errorf("%d: %s has no metadata.name", line, o.Kind)
+	}
+	return o, nil
+}
+
+// stringField sets *dst from m[key] when it is present; key may be dotted
+// only for the message.
+func stringField(m map[string]any, dst *string, line int, name string) error {
+	key := name[strings.LastIndex(name, ".")+1:]
+	v, ok := m[key]
+	if !ok || v == nil {
+		return nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("%d: %s is not a string", line, name)
+	}
+	*dst = s
+	return nil
+}

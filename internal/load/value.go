@@ -1,0 +1,140 @@
+package load
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	yaml "sigs.k8s.io/yaml/goyaml.v3"
+)
+
+// maxNodes bounds how many YAML nodes one document may expand to, so that a
+// few aliases cannot blow up into billions of values ("billion laughs").
+const maxNodes = 1 << 22
+
+// converter turns a parsed YAML tree into the plain values that JSON would
+// give (map[string]any, []any, string, int64, float64, bool, nil).
+type converter struct{ budget int }
+
+func (c *converter) value(n *yaml.Node) (any, error) {
+	c.budget--
+	if c.budget < 0 {
+		return nil, fmt.Errorf("%d: document expands to more than %d values", n.Line, maxNodes)
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		return c.mapping(n)
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, item := range n.Content {
+			v, err := c.value(item)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case yaml.AliasNode:
+		return c.value(n.Alias)
+	case yaml.ScalarNode:
+		return scalar(n)
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return c.value(n.Content[0])
+	}
+	return nil, fmt.Errorf("%d: unsupported YAML node", n.Line)
+}
+
+func (c *converter) mapping(n *yaml.Node) (map[string]any, error) {
+	out := make(map[string]any, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+			if err := c.merge(out, v); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if k.Kind != yaml.ScalarNode {
+			return nil, fmt.Errorf("%d: mapping key is not a scalar", k.Line)
+		}
+		val, err := c.value(v)
+		if err != nil {
+			return nil, err
+		}
+		out[k.Value] = val
+	}
+	return out, nil
+}
+
+// merge applies a "<<" merge key: keys already set win.
+func (c *converter) merge(dst map[string]any, v *yaml.Node) error {
+	srcs := []*yaml.Node{v}
+	if v.Kind == yaml.SequenceNode {
+		srcs = v.Content
+	}
+	for _, s := range srcs {
+		val, err := c.value(s)
+		if err != nil {
+			return err
+		}
+		m, ok := val.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%d: merge value is not a mapping", s.Line)
+		}
+		for k, x := range m {
+			if _, set := dst[k]; !set {
+				dst[k] = x
+			}
+		}
+	}
+	return nil
+}
+
+func scalar(n *yaml.Node) (any, error) {
+	switch n.ShortTag() {
+	case "!!null":
+		return nil, nil
+	case "!!bool":
+		b, err := strconv.ParseBool(n.Value)
+		if err != nil {
+			return nil, fmt.Errorf("%d: invalid bool %q", n.Line, n.Value)
+		}
+		return b, nil
+	case "!!int":
+		return integer(n)
+	case "!!float":
+		return float(n)
+	default: // !!str, !!timestamp, !!binary and custom tags read as text, as in JSON
+		return n.Value, nil
+	}
+}
+
+func integer(n *yaml.Node) (any, error) {
+	s := strings.ReplaceAll(n.Value, "_", "")
+	if i, err := strconv.ParseInt(s, 0, 64); err == nil {
+		return i, nil
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil { // larger than int64
+		return f, nil
+	}
+	return nil, fmt.Errorf("%d: invalid integer %q", n.Line, n.Value)
+}
+
+func float(n *yaml.Node) (any, error) {
+	switch strings.ToLower(n.Value) {
+	case ".inf", "+.inf", ".nan", "-.inf":
+		return nil, fmt.Errorf("%d: %s has no JSON form", n.Line, n.Value)
+	}
+	f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
+	if err != nil || math.IsInf(f, 0) {
+		return nil, fmt.Errorf("%d: invalid number %q", n.Line, n.Value)
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return int64(f), nil // JSON has one number type; 1.0 reads as 1
+	}
+	return f, nil
+}

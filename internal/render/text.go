@@ -1,0 +1,79 @@
+package render
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/drvcheck/drvcheck/policy"
+)
+
+const (
+	red    = "\x1b[31m"
+	yellow = "\x1b[33m"
+	cyan   = "\x1b[36m"
+	bold   = "\x1b[1m"
+	reset  = "\x1b[0m"
+)
+
+// Text prints findings for people, the most severe group first.
+func Text(w io.Writer, r Report, opt Options) error {
+	bw := bufio.NewWriter(w)
+	paint := func(code, s string) string {
+		if !opt.Color {
+			return s
+		}
+		return code + s + reset
+	}
+	for _, sev := range []struct{ name, label, color string }{
+		{policy.Error, "ERRORS", red},
+		{policy.Warning, "WARNINGS", yellow},
+		{policy.Info, "INFO", cyan},
+	} {
+		group := filter(r.Findings, sev.name)
+		if len(group) == 0 {
+			continue
+		}
+		fmt.Fprintf(bw, "%s (%d)\n", paint(bold+sev.color, sev.label), len(group))
+		for _, f := range group {
+			fmt.Fprintf(bw, "  %s %s  %s\n", paint(sev.color, f.Rule), f.Title, objectName(f))
+			if f.File != "" {
+				fmt.Fprintf(bw, "    %s:%d\n", f.File, f.Line)
+			}
+			fmt.Fprintf(bw, "    %s\n", f.Message)
+		}
+		fmt.Fprintln(bw)
+	}
+	s := r.Summary
+	fmt.Fprintf(bw, "%d error(s), %d warning(s); %d GPU node(s), %d object(s) checked\n",
+		s.Errors, s.Warnings, s.GPUNodes, s.Objects)
+	return bw.Flush()
+}
+
+func filter(fs []policy.Finding, severity string) []policy.Finding {
+	var out []policy.Finding
+	for _, f := range fs {
+		if f.Severity == severity {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func objectName(f policy.Finding) string {
+	if f.Object.Namespace == "" {
+		return f.Object.Kind + "/" + f.Object.Name
+	}
+	return f.Object.Kind + "/" + f.Object.Namespace + "/" + f.Object.Name
+}
+
+// ColorFor reports whether output to f should be coloured: only on a
+// terminal, and never when NO_COLOR is set (https://no-color.org).
+func ColorFor(f *os.File) bool {
+	if _, set := os.LookupEnv("NO_COLOR"); set {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,137 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/drvcheck/drvcheck/internal/catalog"
+	"github.com/drvcheck/drvcheck/internal/input"
+	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/internal/load"
+	"github.com/drvcheck/drvcheck/policy"
+)
+
+// Config is everything a run reads.
+type Config struct {
+	Paths    []string
+	Ignore   []string
+	Stdin    io.Reader
+	Matrix   []string
+	Policies []string
+	Data     []string
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	Findings  []policy.Finding
+	Rules     []policy.Rule
+	Summary   policy.Summary
+	Inventory *inventory.Inventory
+	Catalog   *catalog.Catalog
+}
+
+// Inventory loads and decodes the objects under cfg.Paths; keepRaw keeps
+// every manifest as read, for custom rules (input.objects).
+func Inventory(cfg Config, keepRaw bool) (*inventory.Inventory, error) {
+	objs, err := load.Load(cfg.Paths, load.Options{Ignore: cfg.Ignore, Stdin: cfg.Stdin})
+	if err != nil {
+		return nil, err
+	}
+	return inventory.FromObjects(objs, keepRaw)
+}
+
+// Catalog reads every configured source of existing tags.
+func Catalog(cfg Config) (*catalog.Catalog, error) {
+	cat := catalog.New()
+	for _, path := range cfg.Matrix {
+		rows, err := catalog.ReadMatrix(path)
+		if err != nil {
+			return nil, err
+		}
+		tags := make([]string, len(rows))
+		for i, r := range rows {
+			tags[i] = r.Tag()
+		}
+		cat.Add(path, tags)
+	}
+	return cat, nil
+}
+
+// Check runs every rule over the objects of cfg.
+func Check(ctx context.Context, cfg Config) (*Result, error) {
+	engine, err := policy.New(ctx, policy.Options{Policies: cfg.Policies, Data: cfg.Data})
+	if err != nil {
+		return nil, err
+	}
+	inv, err := Inventory(cfg, engine.Custom())
+	if err != nil {
+		return nil, err
+	}
+	cat, err := Catalog(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return Evaluate(ctx, engine, inv, cat)
+}
+
+// Evaluate builds the input document and evaluates engine over it.
+func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Inventory, cat *catalog.Catalog) (*Result, error) {
+	var opt input.Options
+	if engine.Custom() {
+		opt.Objects = rawObjects(inv)
+	}
+	doc := input.Build(inv, cat, opt)
+	value, err := ast.InterfaceToValue(doc)
+	if err != nil {
+		return nil, fmt.Errorf("input document: %w", err)
+	}
+	findings, err := engine.Eval(ctx, value)
+	if err != nil {
+		return nil, err
+	}
+	place(inv, findings)
+	policy.Sort(findings)
+	res := &Result{Findings: findings, Rules: engine.Rules(), Inventory: inv, Catalog: cat}
+	res.Summary = summarize(doc, findings, inv)
+	return res, nil
+}
+
+// place fills file and line from where each finding's object was read.
+func place(inv *inventory.Inventory, fs []policy.Finding) {
+	loc := load.NewLocator()
+	for i := range fs {
+		o := inv.Origin(load.Ref(fs[i].Object))
+		if o == nil || o.Source == nil {
+			continue
+		}
+		fs[i].File = o.Source.Name
+		fs[i].Line = loc.Line(o, fs[i].Field)
+	}
+}
+
+func summarize(doc map[string]any, fs []policy.Finding, inv *inventory.Inventory) policy.Summary {
+	s := policy.Summary{Objects: inv.Objects}
+	s.GPUNodes, _ = doc["summary"].(map[string]any)["gpu_nodes"].(int)
+	for _, f := range fs {
+		switch f.Severity {
+		case policy.Error:
+			s.Errors++
+		case policy.Warning:
+			s.Warnings++
+		}
+	}
+	return s
+}
+
+// rawObjects lists every object as read, for custom rules.
+func rawObjects(inv *inventory.Inventory) []any {
+	objs := inv.Raw()
+	out := make([]any, len(objs))
+	for i, o := range objs {
+		out[i] = o
+	}
+	return out
+}
