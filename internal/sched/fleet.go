@@ -1,0 +1,152 @@
+package sched
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Class is a group of nodes the filters cannot tell apart.
+type Class struct {
+	Rep   *corev1.Node   // a representative; labels outside the keys may differ
+	Nodes []*corev1.Node // every node of the class, in input order
+}
+
+// Fleet is a set of nodes grouped into classes.
+type Fleet struct {
+	Classes []*Class
+	total   int
+	keys    Keys
+	cache   map[string]*Placement
+}
+
+// Keys are the node label keys workloads refer to; only their values can
+// change a filter's verdict. ByName is set when some workload selects nodes
+// by metadata.name (matchFields), which then splits every node apart.
+type Keys struct {
+	Labels map[string]bool
+	ByName bool
+}
+
+// NewFleet groups nodes into classes by the values of keys, their
+// NoSchedule/NoExecute taints and spec.unschedulable.
+func NewFleet(nodes []*corev1.Node, keys Keys) *Fleet {
+	f := &Fleet{total: len(nodes), keys: keys, cache: map[string]*Placement{}}
+	index := map[string]*Class{}
+	for _, n := range nodes {
+		k := keys.classKey(n)
+		c, ok := index[k]
+		if !ok {
+			c = &Class{Rep: n}
+			index[k] = c
+			f.Classes = append(f.Classes, c)
+		}
+		c.Nodes = append(c.Nodes, n)
+	}
+	return f
+}
+
+// Total is the number of nodes in the fleet.
+func (f *Fleet) Total() int { return f.total }
+
+func (k Keys) classKey(n *corev1.Node) string {
+	var b strings.Builder
+	if k.ByName {
+		b.WriteString("name=" + n.Name + "\x00")
+	}
+	labels := make([]string, 0, len(k.Labels))
+	for key := range k.Labels {
+		if v, ok := n.Labels[key]; ok {
+			labels = append(labels, key+"="+v)
+		}
+	}
+	sort.Strings(labels)
+	for _, l := range labels {
+		b.WriteString(l + "\x00")
+	}
+	b.WriteString("\x01")
+	for _, t := range scheduleTaints(n) {
+		b.WriteString(t.Key + "=" + t.Value + ":" + string(t.Effect) + "\x00")
+	}
+	if n.Spec.Unschedulable {
+		b.WriteString("\x01cordoned")
+	}
+	return b.String()
+}
+
+// scheduleTaints are the taints the TaintToleration filter reads, sorted.
+func scheduleTaints(n *corev1.Node) []corev1.Taint {
+	var out []corev1.Taint
+	for _, t := range n.Spec.Taints {
+		if t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute {
+			out = append(out, t)
+		}
+	}
+	slices.SortFunc(out, func(a, b corev1.Taint) int {
+		return strings.Compare(a.Key+"="+a.Value+":"+string(a.Effect), b.Key+"="+b.Value+":"+string(b.Effect))
+	})
+	return out
+}
+
+// KeysOf collects the label keys (and matchFields use) of pod specs.
+func KeysOf(specs []*corev1.PodSpec) Keys {
+	k := Keys{Labels: map[string]bool{}}
+	for _, s := range specs {
+		k.Add(s)
+	}
+	return k
+}
+
+// Add records the keys one pod spec refers to.
+func (k *Keys) Add(s *corev1.PodSpec) {
+	for key := range s.NodeSelector {
+		k.Labels[key] = true
+	}
+	for _, term := range requiredTerms(s) {
+		for _, r := range term.MatchExpressions {
+			k.Labels[r.Key] = true
+		}
+		if len(term.MatchFields) > 0 {
+			k.ByName = true
+		}
+	}
+}
+
+// covers reports whether the classes were built on every key s reads.
+func (k Keys) covers(s *corev1.PodSpec) bool {
+	for key := range s.NodeSelector {
+		if !k.Labels[key] {
+			return false
+		}
+	}
+	for _, term := range requiredTerms(s) {
+		for _, r := range term.MatchExpressions {
+			if !k.Labels[r.Key] {
+				return false
+			}
+		}
+		if len(term.MatchFields) > 0 && !k.ByName {
+			return false
+		}
+	}
+	return true
+}
+
+// nodes lists every node of the fleet.
+func (f *Fleet) nodes() []*corev1.Node {
+	out := make([]*corev1.Node, 0, f.total)
+	for _, c := range f.Classes {
+		out = append(out, c.Nodes...)
+	}
+	return out
+}
+
+func requiredTerms(s *corev1.PodSpec) []corev1.NodeSelectorTerm {
+	a := s.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return nil
+	}
+	return a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+}
