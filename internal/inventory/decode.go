@@ -69,12 +69,12 @@ func (inv *Inventory) decode(o *load.Object) error {
 	if group != k.group {
 		return nil
 	}
+	if o.Namespace == "" && o.Kind != "Node" && o.Kind != "Namespace" {
+		o.Namespace = load.DefaultNamespace
+	}
 	if version != k.version {
 		return fmt.Errorf("%s: apiVersion %s is not served by current Kubernetes; use %s",
 			o.Where(), o.APIVersion, joinAPIVersion(k.group, k.version))
-	}
-	if o.Namespace == "" && o.Kind != "Node" && o.Kind != "Namespace" {
-		o.Namespace = load.DefaultNamespace
 	}
 	if prev := inv.Origin(o.Ref()); prev != nil {
 		return fmt.Errorf("%s: defined twice, also at %s:%d", o.Where(), prev.Source.Name, prev.Line)
