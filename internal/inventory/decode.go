@@ -38,17 +38,19 @@ func kindOf[T any, P interface {
 }
 
 var kinds = map[string]kind{
-	"Node":                  kindOf("", "v1", func(inv *Inventory, x *corev1.Node) { inv.Nodes = append(inv.Nodes, x) }),
-	"Pod":                   kindOf("", "v1", func(inv *Inventory, x *corev1.Pod) { inv.Pods = append(inv.Pods, x) }),
-	"Namespace":             kindOf("", "v1", func(inv *Inventory, x *corev1.Namespace) { inv.Namespaces = append(inv.Namespaces, x) }),
-	"ReplicationController": kindOf("", "v1", func(inv *Inventory, x *corev1.ReplicationController) { inv.ReplicationControllers = append(inv.ReplicationControllers, x) }),
-	"Deployment":            kindOf("apps", "v1", func(inv *Inventory, x *appsv1.Deployment) { inv.Deployments = append(inv.Deployments, x) }),
-	"ReplicaSet":            kindOf("apps", "v1", func(inv *Inventory, x *appsv1.ReplicaSet) { inv.ReplicaSets = append(inv.ReplicaSets, x) }),
-	"StatefulSet":           kindOf("apps", "v1", func(inv *Inventory, x *appsv1.StatefulSet) { inv.StatefulSets = append(inv.StatefulSets, x) }),
-	"DaemonSet":             kindOf("apps", "v1", func(inv *Inventory, x *appsv1.DaemonSet) { inv.DaemonSets = append(inv.DaemonSets, x) }),
-	"Job":                   kindOf("batch", "v1", func(inv *Inventory, x *batchv1.Job) { inv.Jobs = append(inv.Jobs, x) }),
-	"CronJob":               kindOf("batch", "v1", func(inv *Inventory, x *batchv1.CronJob) { inv.CronJobs = append(inv.CronJobs, x) }),
-	"PodDisruptionBudget":   kindOf("policy", "v1", func(inv *Inventory, x *policyv1.PodDisruptionBudget) { inv.PDBs = append(inv.PDBs, x) }),
+	"Node":      kindOf("", "v1", func(inv *Inventory, x *corev1.Node) { inv.Nodes = append(inv.Nodes, x) }),
+	"Pod":       kindOf("", "v1", func(inv *Inventory, x *corev1.Pod) { inv.Pods = append(inv.Pods, x) }),
+	"Namespace": kindOf("", "v1", func(inv *Inventory, x *corev1.Namespace) { inv.Namespaces = append(inv.Namespaces, x) }),
+	"ReplicationController": kindOf("", "v1", func(inv *Inventory, x *corev1.ReplicationController) {
+		inv.ReplicationControllers = append(inv.ReplicationControllers, x)
+	}),
+	"Deployment":          kindOf("apps", "v1", func(inv *Inventory, x *appsv1.Deployment) { inv.Deployments = append(inv.Deployments, x) }),
+	"ReplicaSet":          kindOf("apps", "v1", func(inv *Inventory, x *appsv1.ReplicaSet) { inv.ReplicaSets = append(inv.ReplicaSets, x) }),
+	"StatefulSet":         kindOf("apps", "v1", func(inv *Inventory, x *appsv1.StatefulSet) { inv.StatefulSets = append(inv.StatefulSets, x) }),
+	"DaemonSet":           kindOf("apps", "v1", func(inv *Inventory, x *appsv1.DaemonSet) { inv.DaemonSets = append(inv.DaemonSets, x) }),
+	"Job":                 kindOf("batch", "v1", func(inv *Inventory, x *batchv1.Job) { inv.Jobs = append(inv.Jobs, x) }),
+	"CronJob":             kindOf("batch", "v1", func(inv *Inventory, x *batchv1.CronJob) { inv.CronJobs = append(inv.CronJobs, x) }),
+	"PodDisruptionBudget": kindOf("policy", "v1", func(inv *Inventory, x *policyv1.PodDisruptionBudget) { inv.PDBs = append(inv.PDBs, x) }),
 }
 
 // FromObjects decodes loaded manifests. Kinds no rule uses, and kinds of
