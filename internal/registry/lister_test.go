@@ -159,17 +159,13 @@ func TestParallelIsBounded(t *testing.T) {
 	s.Inject(registrytest.Fault{Match: "/tags/list", Delay: 100 * time.Millisecond})
 	opt := fast()
 	opt.Parallel = 2
-	start := time.Now()
 	got := list(t, opt, repos...)
 	if len(got) != 6 {
 		t.Fatalf("got %d listings, want 6", len(got))
 	}
+	// Slow answers overlap: exactly two at once means parallel, and bounded.
 	if m := s.MaxInFlight(); m != 2 {
-		t.Errorf("at most %d requests at once, want 2 (--parallel bound, and parallel at all)", m)
-	}
-	// Six slow listings two at a time take three rounds, not six.
-	if d := time.Since(start); d > 550*time.Millisecond {
-		t.Errorf("took %s; listings do not run in parallel", d)
+		t.Errorf("at most %d requests at once, want 2", m)
 	}
 }
 
@@ -315,8 +311,8 @@ func TestSlowAnswers(t *testing.T) {
 	s := registrytest.New(t)
 	s.Push(t, "nvidia/driver", labTags...)
 	opt := fast()
-	opt.Timeout = 150 * time.Millisecond
-	s.Inject(registrytest.Fault{Match: "/tags/list", Delay: time.Second, Times: 1})
+	opt.Timeout = 400 * time.Millisecond
+	s.Inject(registrytest.Fault{Match: "/tags/list", Delay: 5 * time.Second, Times: 1})
 	got := list(t, opt, s.Repo("nvidia/driver"))
 	if !slices.Equal(got[0].Tags, labTags) {
 		t.Errorf("after one slow answer: %+v", got[0])
@@ -326,9 +322,9 @@ func TestSlowAnswers(t *testing.T) {
 	}
 
 	s.Reset()
-	s.Inject(registrytest.Fault{Match: "/tags/list", Delay: time.Second})
+	s.Inject(registrytest.Fault{Match: "/tags/list", Delay: 5 * time.Second})
 	msg := listErr(t, opt, s.Repo("nvidia/driver"))
-	if !strings.Contains(msg, "no answer within 150ms (--registry-timeout) after 3 attempts") {
+	if !strings.Contains(msg, "no answer within 400ms (--registry-timeout) after 3 attempts") {
 		t.Errorf("message %q", msg)
 	}
 }

@@ -67,10 +67,13 @@ func (t *retryTransport) try(req *http.Request, attempt int) (*http.Response, er
 	if err == nil {
 		err = readAll(resp)
 	}
-	if err != nil && ctx.Err() == context.DeadlineExceeded && req.Context().Err() == nil {
+	if err == nil {
+		return resp, nil
+	}
+	if ctx.Err() == context.DeadlineExceeded && req.Context().Err() == nil {
 		return nil, &timeoutError{Timeout: t.timeout, Attempts: attempt}
 	}
-	return resp, err
+	return nil, err
 }
 
 // readAll replaces resp.Body by its content, read now.
