@@ -208,3 +208,25 @@ func TestTagCheck(t *testing.T) {
 		t.Errorf("tag --check, unknown repository: %+v", r)
 	}
 }
+
+// .drvcheck.yaml carries registry, registry-ca (relative to the file) and
+// insecure-registry like the flags.
+func TestRegistryFromConfigFile(t *testing.T) {
+	isolateDockerConfig(t, "{}")
+	s := registrytest.NewTLS(t)
+	s.Push(t, "nvidia/driver", append(labTags, labNode3Tag)...)
+	dir := t.TempDir()
+	s.CAFile(t, dir) // dir/ca.pem
+	conf := filepath.Join(dir, ".drvcheck.yaml")
+	content := fmt.Sprintf("registry: [%s]\nregistry-ca: [ca.pem]\ninsecure-registry: [mirror.invalid]\n", s.Repo("nvidia/driver"))
+	if err := os.WriteFile(conf, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	regRun(t, "audit", labDir, "--config", conf, "--cache-dir", t.TempDir()).want(t, 0, "OK\n")
+	// Without the CA from the file, the certificate is not trusted.
+	os.WriteFile(conf, []byte(fmt.Sprintf("registry: [%s]\n", s.Repo("nvidia/driver"))), 0o644)
+	r := regRun(t, "audit", labDir, "--config", conf, "--cache-dir", t.TempDir())
+	if r.code != 2 || !strings.Contains(r.stderr, "TLS certificate not trusted") {
+		t.Errorf("config without registry-ca: %+v", r)
+	}
+}
