@@ -20,6 +20,7 @@ type Fleet struct {
 	total   int
 	keys    Keys
 	cache   map[string]*Placement
+	splits  map[string][]*Class // Classes split further, by the extra keys they were split on
 }
 
 // Keys are the node label keys workloads refer to; only their values can
@@ -33,7 +34,18 @@ type Keys struct {
 // NewFleet groups nodes into classes by the values of keys, their
 // NoSchedule/NoExecute taints and spec.unschedulable.
 func NewFleet(nodes []*corev1.Node, keys Keys) *Fleet {
-	f := &Fleet{total: len(nodes), keys: keys, cache: map[string]*Placement{}}
+	return &Fleet{
+		Classes: group(nodes, keys),
+		total:   len(nodes),
+		keys:    keys,
+		cache:   map[string]*Placement{},
+		splits:  map[string][]*Class{},
+	}
+}
+
+// group puts nodes into classes by keys, keeping the order of first sight.
+func group(nodes []*corev1.Node, keys Keys) []*Class {
+	var out []*Class
 	index := map[string]*Class{}
 	for _, n := range nodes {
 		k := keys.classKey(n)
@@ -41,11 +53,11 @@ func NewFleet(nodes []*corev1.Node, keys Keys) *Fleet {
 		if !ok {
 			c = &Class{Rep: n}
 			index[k] = c
-			f.Classes = append(f.Classes, c)
+			out = append(out, c)
 		}
 		c.Nodes = append(c.Nodes, n)
 	}
-	return f
+	return out
 }
 
 // Total is the number of nodes in the fleet.
@@ -112,35 +124,6 @@ func (k *Keys) Add(s *corev1.PodSpec) {
 			k.ByName = true
 		}
 	}
-}
-
-// covers reports whether the classes were built on every key s reads.
-func (k Keys) covers(s *corev1.PodSpec) bool {
-	for key := range s.NodeSelector {
-		if !k.Labels[key] {
-			return false
-		}
-	}
-	for _, term := range requiredTerms(s) {
-		for _, r := range term.MatchExpressions {
-			if !k.Labels[r.Key] {
-				return false
-			}
-		}
-		if len(term.MatchFields) > 0 && !k.ByName {
-			return false
-		}
-	}
-	return true
-}
-
-// nodes lists every node of the fleet.
-func (f *Fleet) nodes() []*corev1.Node {
-	out := make([]*corev1.Node, 0, f.total)
-	for _, c := range f.Classes {
-		out = append(out, c.Nodes...)
-	}
-	return out
 }
 
 func requiredTerms(s *corev1.PodSpec) []corev1.NodeSelectorTerm {
