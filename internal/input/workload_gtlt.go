@@ -7,7 +7,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
 
-// nonInteger is the first node (in input order) whose value of a label key
+// nonInteger is the first node (by name) whose value of a label key
 // cannot be compared by Gt/Lt, and how many nodes are like it.
 type nonInteger struct {
 	node, value string
@@ -63,7 +63,7 @@ func (c *workloadFacts) nonInteger(key string) nonInteger {
 		if !ok || sched.IsInteger(v) {
 			continue
 		}
-		if ni.count == 0 {
+		if ni.count == 0 || n.Name < ni.node {
 			ni.node, ni.value = n.Name, v
 		}
 		ni.count++
