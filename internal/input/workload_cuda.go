@@ -149,26 +149,33 @@ func (c *workloadFacts) older(p *sched.Placement, floor int) olderNodes {
 	if o, ok := c.olderNodes[key]; ok {
 		return o
 	}
-	type hit struct {
-		name   string
-		branch int
-	}
-	var hits []hit
+	var hits []olderHit
 	for _, v := range p.Classes {
 		cf := c.classFactsOf(v.Class)
 		if !v.Admits() || !cf.gpu || cf.branch == 0 || cf.branch >= floor {
 			continue
 		}
 		for _, n := range v.Class.Nodes {
-			hits = append(hits, hit{n.Name, cf.branch})
+			hits = append(hits, olderHit{n.Name, cf.branch})
 		}
 	}
+	o := listOlder(hits)
+	c.olderNodes[key] = o
+	return o
+}
+
+type olderHit struct {
+	name   string
+	branch int
+}
+
+// listOlder counts hits and lists the first by name.
+func listOlder(hits []olderHit) olderNodes {
 	sort.Slice(hits, func(i, j int) bool { return hits[i].name < hits[j].name })
 	o := olderNodes{count: len(hits), list: []any{}}
 	for _, h := range hits[:min(len(hits), maxListedNodes)] {
 		o.list = append(o.list, map[string]any{"name": h.name, "branch": h.branch})
 	}
-	c.olderNodes[key] = o
 	return o
 }
 

@@ -41,7 +41,7 @@ func (c *workloadFacts) suggest(key string) string {
 	if alias := nodefacts.Alias(key); alias != "" && c.labelKeys[alias] {
 		best = alias
 	} else {
-		limit := max(2, len(key)/5)
+		limit := max(2, len(key)/8) // typos are an edit or two; gpu.count is not gpu.product
 		bestDist := limit + 1
 		for _, k := range c.sortedKeys {
 			if d := editDistance(key, k, bestDist); d < bestDist {

@@ -20,7 +20,13 @@ type Fleet struct {
 	total   int
 	keys    Keys
 	cache   map[string]*Placement
-	splits  map[string][]*Class // Classes split further, by the extra keys they were split on
+	evals   int // filter evaluations, one per class and distinct spec
+
+	// For splitting classes further per spec (split.go).
+	all     []*corev1.Node
+	classOf []int                   // index in Classes of each node of all
+	columns map[string][]labelValue // each node's value of a label key, by key
+	splits  map[string][]*Class     // by view
 }
 
 // Keys are the node label keys workloads refer to; only their values can
@@ -34,30 +40,40 @@ type Keys struct {
 // NewFleet groups nodes into classes by the values of keys, their
 // NoSchedule/NoExecute taints and spec.unschedulable.
 func NewFleet(nodes []*corev1.Node, keys Keys) *Fleet {
+	classes, classOf := groupBy(nodes, func(b []byte, i int) []byte { return append(b, keys.classKey(nodes[i])...) })
 	return &Fleet{
-		Classes: group(nodes, keys),
+		Classes: classes,
 		total:   len(nodes),
 		keys:    keys,
 		cache:   map[string]*Placement{},
+		all:     nodes,
+		classOf: classOf,
+		columns: map[string][]labelValue{},
 		splits:  map[string][]*Class{},
 	}
 }
 
-// group puts nodes into classes by keys, keeping the order of first sight.
-func group(nodes []*corev1.Node, keys Keys) []*Class {
+// groupBy puts nodes into classes by the key appendKey writes for the i-th
+// node, keeping the order of first sight, and returns each node's class
+// index. The key buffer is reused: looking a []byte up as a string does not
+// allocate, so only a new class costs an allocation.
+func groupBy(nodes []*corev1.Node, appendKey func(b []byte, i int) []byte) ([]*Class, []int) {
 	var out []*Class
-	index := map[string]*Class{}
-	for _, n := range nodes {
-		k := keys.classKey(n)
-		c, ok := index[k]
+	index := map[string]int{}
+	classOf := make([]int, len(nodes))
+	var buf []byte
+	for i, n := range nodes {
+		buf = appendKey(buf[:0], i)
+		c, ok := index[string(buf)]
 		if !ok {
-			c = &Class{Rep: n}
-			index[k] = c
-			out = append(out, c)
+			c = len(out)
+			index[string(buf)] = c
+			out = append(out, &Class{Rep: n})
 		}
-		c.Nodes = append(c.Nodes, n)
+		out[c].Nodes = append(out[c].Nodes, n)
+		classOf[i] = c
 	}
-	return out
+	return out, classOf
 }
 
 // Total is the number of nodes in the fleet.

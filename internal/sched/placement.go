@@ -44,6 +44,7 @@ func (f *Fleet) Place(spec *corev1.PodSpec) *Placement {
 	p := &Placement{Total: f.total, Reasons: map[string]int{}}
 	for _, c := range f.classesFor(spec) {
 		reason, matches, tolerated := flt.verdict(c.Rep)
+		f.evals++
 		p.Classes = append(p.Classes, ClassVerdict{Class: c, Reason: reason, Matches: matches, Tolerated: tolerated})
 		if matches {
 			p.Matching += len(c.Nodes)
