@@ -16,7 +16,8 @@ meta := {
 }
 
 findings contains f if {
-	some w in lib.workloads
+	some w in input.workloads
+	lib.reported(w)
 	not w.daemonset
 	w.placement.total > 0
 	w.placement.matching == 0

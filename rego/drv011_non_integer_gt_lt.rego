@@ -15,7 +15,8 @@ meta := {
 }
 
 findings contains f if {
-	some w in lib.workloads
+	some w in input.workloads
+	lib.reported(w)
 	some r in w.gt_lt
 	f := lib.finding(meta, w.object, lib.with_node(
 		{

@@ -16,7 +16,8 @@ meta := {
 }
 
 findings contains f if {
-	some w in lib.workloads
+	some w in input.workloads
+	lib.reported(w)
 	c := w.cuda
 	c.floor > 0
 	c.older_count > 0
@@ -29,7 +30,8 @@ findings contains f if {
 
 # An annotation that is not a branch would silently disable the check.
 findings contains f if {
-	some w in lib.workloads
+	some w in input.workloads
+	lib.reported(w)
 	w.cuda.error != ""
 	f := lib.finding(meta, w.object, {"message": w.cuda.error, "field": w.cuda.field})
 }

@@ -16,7 +16,8 @@ meta := {
 }
 
 findings contains f if {
-	some w in lib.workloads
+	some w in input.workloads
+	lib.reported(w)
 	a := w.anti_affinity
 	a.self
 	not a.unlimited

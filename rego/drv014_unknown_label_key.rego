@@ -21,7 +21,8 @@ where := {
 }
 
 findings contains f if {
-	some w in lib.workloads
+	some w in input.workloads
+	lib.reported(w)
 	w.placement.total > 0
 	some k in w.unknown_keys
 	reportable(k)
