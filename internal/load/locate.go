@@ -2,6 +2,7 @@ package load
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -117,6 +118,9 @@ func index(p any) (int, bool) {
 		return int(v), true
 	case float64:
 		return int(v), true
+	case json.Number: // how list indexes come back from Rego
+		i, err := v.Int64()
+		return int(i), err == nil
 	case string:
 		i, err := strconv.Atoi(v)
 		return i, err == nil

@@ -28,6 +28,8 @@ type Config struct {
 	// RegistryOptions say how to reach them (CA, timeout, cache, offline).
 	Registry        []string
 	RegistryOptions registry.Options
+	// CUDACompat is --cuda-compat: minor (default) or strict.
+	CUDACompat string
 }
 
 // Result is the outcome of a run.
@@ -102,14 +104,19 @@ func Check(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Evaluate(ctx, engine, inv, cat)
+	return Evaluate(ctx, engine, inv, cat, Settings{CUDACompat: cfg.CUDACompat})
 }
 
-// Evaluate builds the input document and evaluates engine over it.
-func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Inventory, cat *catalog.Catalog) (*Result, error) {
+// Evaluate builds the input document and evaluates engine over it. The
+// settings are optional; without them the defaults apply.
+func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Inventory, cat *catalog.Catalog, settings ...Settings) (*Result, error) {
 	var opt input.Options
 	if engine.Custom() {
 		opt.Objects = rawObjects(inv)
+	}
+	var err error
+	if opt.CUDA, err = cudaPolicy(ctx, engine, settings); err != nil {
+		return nil, err
 	}
 	doc := input.Build(inv, cat, opt)
 	value, err := ast.InterfaceToValue(doc)
