@@ -65,7 +65,6 @@ func readSource(src *Source, stdin io.Reader) ([]*Object, error) {
 			stdin = os.Stdin
 		}
 		data, err = io.ReadAll(stdin)
-		src.data = data
 	} else {
 		data, err = os.ReadFile(src.Name)
 	}

@@ -136,14 +136,13 @@ func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Invento
 
 // place fills file and line from where each finding's object was read.
 func place(inv *inventory.Inventory, fs []policy.Finding) {
-	loc := load.NewLocator()
 	for i := range fs {
 		o := inv.Origin(load.Ref(fs[i].Object))
 		if o == nil || o.Source == nil {
 			continue
 		}
 		fs[i].File = o.Source.Name
-		fs[i].Line = loc.Line(o, fs[i].Field)
+		fs[i].Line = o.FieldLine(fs[i].Field)
 	}
 }
 
