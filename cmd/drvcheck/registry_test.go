@@ -13,7 +13,7 @@ import (
 )
 
 const (
-	labDir    = "../../testdata/lab"
+	labDir        = "../../testdata/lab"
 	labMatrixPath = "../../testdata/lab/support-matrix.csv"
 	// labNode3Tag is the tag lab-node-3 needs, the one the lab's matrix lacks.
 	labNode3Tag = "550-6.8.0-52-generic-ubuntu24.04"
