@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/internal/runner"
 )
 
@@ -25,8 +24,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep := render.Report{Findings: res.Findings, Summary: res.Summary, Rules: res.Rules}
-	if err := render.Render(e.stdout, o.output, rep, render.Options{Color: e.color}); err != nil {
+	if err := o.emit(e, res); err != nil {
 		return err
 	}
 	if o.fails(res.Findings) {

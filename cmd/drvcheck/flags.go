@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -18,6 +19,7 @@ import (
 // options are the flags every command shares (see the contract).
 type options struct {
 	matrix, registry, policies, data, ignore []string
+	reports                                  []string // --report FORMAT=FILE
 	output, failOn, configPath               string
 
 	fs   *pflag.FlagSet
@@ -35,6 +37,7 @@ func newFlags(name, args string, stderr io.Writer) *options {
 	fs.StringArrayVar(&o.data, "data", nil, "JSON or YAML data for the rules; repeatable")
 	fs.StringArrayVar(&o.ignore, "ignore", nil, "glob of paths to skip when walking folders; repeatable")
 	fs.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(render.Formats(), ", "))
+	fs.StringArrayVar(&o.reports, "report", nil, "also write the report in FORMAT to FILE (FORMAT=FILE, e.g. sarif=drvcheck.sarif); repeatable")
 	fs.StringVar(&o.failOn, "fail-on", policy.Error, "lowest severity that exits 1: error, warning or none")
 	fs.StringVar(&o.configPath, "config", "", "config file (default .drvcheck.yaml in the working folder, when present)")
 	fs.Usage = func() {
@@ -84,12 +87,11 @@ func (o *options) validate() error {
 	default:
 		return fmt.Errorf("--fail-on %q: want error, warning or none", o.failOn)
 	}
-	for _, f := range render.Formats() {
-		if f == o.output {
-			return nil
-		}
+	if !slices.Contains(render.Formats(), o.output) {
+		return fmt.Errorf("--output %q: want one of %s", o.output, strings.Join(render.Formats(), ", "))
 	}
-	return fmt.Errorf("--output %q: want one of %s", o.output, strings.Join(render.Formats(), ", "))
+	_, err := o.reportFiles()
+	return err
 }
 
 // runnerConfig turns the options and the paths into what a run reads.
@@ -101,6 +103,9 @@ func (o *options) runnerConfig(e *env, paths []string) runner.Config {
 		Matrix:   o.matrix,
 		Policies: o.policies,
 		Data:     o.data,
+
+		Exceptions: o.conf.Exceptions,
+		ConfigFile: o.conf.Path,
 	}
 }
 
