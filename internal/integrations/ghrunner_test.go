@@ -101,11 +101,11 @@ type ghRunner struct {
 	t         *testing.T
 	workspace string // the checkout: a copy of testdata/ in a git folder
 	temp      string
-	path    []string // GITHUB_PATH additions, most recent first
-	secrets map[string]string
-	summary string // GITHUB_STEP_SUMMARY of the job
-	called  []usesCall
-	log     strings.Builder
+	path      []string // GITHUB_PATH additions, most recent first
+	secrets   map[string]string
+	summary   string // GITHUB_STEP_SUMMARY of the job
+	called    []usesCall
+	log       strings.Builder
 }
 
 func newRunner(t *testing.T) *ghRunner {
