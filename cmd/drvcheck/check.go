@@ -10,6 +10,7 @@ import (
 
 func runCheck(ctx context.Context, e *env, args []string) error {
 	o := newFlags("check", "[PATH...]", e.stderr)
+	o.addReportFlag()
 	if err := o.parse(args); err != nil {
 		return err
 	}

@@ -126,3 +126,16 @@ func writeFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// audit lists facts: a node whose DRV001 is suppressed still lacks its image.
+func TestAuditIgnoresExceptions(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "c.yaml")
+	writeFile(t, conf, "exceptions:\n- {rule: DRV001, object: Node/lab-node-3, reason: known}\n")
+	code, out, errs := drvcheck(t, "audit", lab, "--matrix", matrix, "--config", conf)
+	if code != 1 || out != "lab-node-3 MISSING 550-6.8.0-52-generic-ubuntu24.04\n" {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs := drvcheck(t, "audit", lab, "--matrix", matrix, "--report", "json=x.json"); code != 2 || !strings.Contains(errs, "unknown flag: --report") {
+		t.Errorf("audit --report: exit %d %q", code, errs)
+	}
+}

@@ -37,7 +37,6 @@ func newFlags(name, args string, stderr io.Writer) *options {
 	fs.StringArrayVar(&o.data, "data", nil, "JSON or YAML data for the rules; repeatable")
 	fs.StringArrayVar(&o.ignore, "ignore", nil, "glob of paths to skip when walking folders; repeatable")
 	fs.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(render.Formats(), ", "))
-	fs.StringArrayVar(&o.reports, "report", nil, "also write the report in FORMAT to FILE (FORMAT=FILE, e.g. sarif=drvcheck.sarif); repeatable")
 	fs.StringVar(&o.failOn, "fail-on", policy.Error, "lowest severity that exits 1: error, warning or none")
 	fs.StringVar(&o.configPath, "config", "", "config file (default .drvcheck.yaml in the working folder, when present)")
 	fs.Usage = func() {

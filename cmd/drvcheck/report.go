@@ -14,6 +14,11 @@ import (
 // reportFile is one --report FORMAT=FILE.
 type reportFile struct{ format, path string }
 
+// addReportFlag registers --report, for the commands that end in emit.
+func (o *options) addReportFlag() {
+	o.fs.StringArrayVar(&o.reports, "report", nil, "also write the report in FORMAT to FILE (FORMAT=FILE, e.g. sarif=drvcheck.sarif); repeatable")
+}
+
 // reportFiles parses every --report, so a typo fails before the run.
 func (o *options) reportFiles() ([]reportFile, error) {
 	var out []reportFile
