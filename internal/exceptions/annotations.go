@@ -1,7 +1,9 @@
 package exceptions
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -130,8 +132,14 @@ func (ix index) chain(ref load.Ref) []annotated {
 	return out
 }
 
+// sorted lists the indexed objects by Kind/namespace/name.
 func (ix index) sorted() []load.Ref {
-	return sortedRefs(ix)
+	out := make([]load.Ref, 0, len(ix))
+	for r := range ix {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b load.Ref) int { return cmp.Compare(refString(a), refString(b)) })
+	return out
 }
 
 // ownerOf returns the object's controller, in the object's namespace.

@@ -1,9 +1,7 @@
 package exceptions
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/drvcheck/drvcheck/internal/config"
@@ -31,11 +29,16 @@ type Expired struct {
 	Reason  string
 	Expires string
 	Source  string // "annotation", or the config file
+	More    int    // other objects carrying the same expired annotation
 }
 
 func (e Expired) String() string {
+	obj := e.Object
+	if e.More > 0 {
+		obj = fmt.Sprintf("%s and %d more", obj, e.More)
+	}
 	return fmt.Sprintf("exception for %s on %s (%s) expired on %s and no longer suppresses: %s",
-		e.Rule, e.Object, e.Source, e.Expires, e.Reason)
+		e.Rule, obj, e.Source, e.Expires, e.Reason)
 }
 
 // Outcome splits a run's findings into those reported and those held back.
@@ -125,11 +128,21 @@ func (s *Set) expired() []Expired {
 			out = append(out, Expired{Rule: e.rule, Object: e.object, Reason: e.reason, Expires: e.expires, Source: e.source})
 		}
 	}
+	// Pods made from one template repeat their controller's annotation:
+	// one line per distinct annotation, naming the first object.
+	seen := map[string]int{}
 	for _, ref := range s.index.sorted() {
 		a := s.index[ref]
-		if a.problem == "" && a.expired(s.today) {
-			out = append(out, Expired{Rule: a.rulesText, Object: refString(ref), Reason: a.reason, Expires: a.expires, Source: SourceAnnotation})
+		if a.problem != "" || !a.expired(s.today) {
+			continue
 		}
+		key := a.rulesText + "\x00" + a.reason + "\x00" + a.expires
+		if i, dup := seen[key]; dup {
+			out[i].More++
+			continue
+		}
+		seen[key] = len(out)
+		out = append(out, Expired{Rule: a.rulesText, Object: refString(ref), Reason: a.reason, Expires: a.expires, Source: SourceAnnotation})
 	}
 	return out
 }
@@ -141,13 +154,4 @@ func refString(r load.Ref) string {
 		return r.Kind + "/" + r.Name
 	}
 	return r.Kind + "/" + r.Namespace + "/" + r.Name
-}
-
-func sortedRefs[V any](m map[load.Ref]V) []load.Ref {
-	out := make([]load.Ref, 0, len(m))
-	for r := range m {
-		out = append(out, r)
-	}
-	slices.SortFunc(out, func(a, b load.Ref) int { return cmp.Compare(refString(a), refString(b)) })
-	return out
 }

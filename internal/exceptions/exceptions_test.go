@@ -256,3 +256,31 @@ metadata:
 		t.Errorf("not suppressed: %+v", out.Findings)
 	}
 }
+
+// Many pods made from one template carry the same expired annotation: one
+// warning names the first and counts the rest.
+func TestExpiredAnnotationsDeduplicated(t *testing.T) {
+	var src strings.Builder
+	for _, name := range []string{"p1", "p2", "p3"} {
+		src.WriteString("---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name +
+			"\n  namespace: ml\n  annotations: {drvcheck.io/ignore: DRV023, drvcheck.io/ignore-reason: r, drvcheck.io/ignore-expires: \"2020-01-01\"}\n" +
+			"spec: {containers: [{name: c, image: x}]}\n")
+	}
+	objs, err := load.Parse(&load.Source{Name: "pods.yaml"}, []byte(src.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, err := inventory.FromObjects(objs, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := New(nil, "", i, today)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := set.Apply(nil)
+	if len(out.Expired) != 1 || out.Expired[0].Object != "Pod/ml/p1" || out.Expired[0].More != 2 ||
+		!strings.Contains(out.Expired[0].String(), "on Pod/ml/p1 and 2 more (annotation)") {
+		t.Errorf("expired = %+v", out.Expired)
+	}
+}
