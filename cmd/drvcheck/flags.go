@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -19,6 +20,7 @@ import (
 // options are the flags every command shares (see the contract).
 type options struct {
 	matrix, registry, policies, data, ignore []string
+	reports                                  []string // --report FORMAT=FILE
 	output, failOn, configPath               string
 	reg                                      registryFlags
 	cudaCompat                               string
@@ -97,12 +99,11 @@ func (o *options) validate() error {
 	default:
 		return fmt.Errorf("--fail-on %q: want error, warning or none", o.failOn)
 	}
-	for _, f := range render.Formats() {
-		if f == o.output {
-			return nil
-		}
+	if !slices.Contains(render.Formats(), o.output) {
+		return fmt.Errorf("--output %q: want one of %s", o.output, strings.Join(render.Formats(), ", "))
 	}
-	return fmt.Errorf("--output %q: want one of %s", o.output, strings.Join(render.Formats(), ", "))
+	_, err := o.reportFiles()
+	return err
 }
 
 // runnerConfig turns the options and the paths into what a run reads.
@@ -118,6 +119,8 @@ func (o *options) runnerConfig(e *env, paths []string) runner.Config {
 		Registry:        o.registry,
 		RegistryOptions: o.registryOptions(e.stderr),
 		CUDACompat:      o.cudaCompat,
+		Exceptions:      o.conf.Exceptions,
+		ConfigFile:      o.conf.Path,
 	}
 }
 

@@ -41,6 +41,7 @@ func init() {
 		{"check", "[PATH...]", "evaluate every rule over manifests in files and folders", runCheck},
 		{"tag", "NODE [PATH...]", "print the precompiled driver image tag NODE needs", runTag},
 		{"audit", "[PATH...]", "list GPU nodes whose driver image is missing (needs --matrix or --registry)", runAudit},
+		{"verify", "[DIR...]", "run the Rego unit tests (*_test.rego) of the built-in and your policies", runVerify},
 		{"version", "", "print the version, commit and OPA version", runVersion},
 	}
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
+	"github.com/drvcheck/drvcheck/internal/config"
+	"github.com/drvcheck/drvcheck/internal/exceptions"
 	"github.com/drvcheck/drvcheck/internal/input"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/load"
@@ -30,6 +33,11 @@ type Config struct {
 	RegistryOptions registry.Options
 	// CUDACompat is --cuda-compat: minor (default) or strict.
 	CUDACompat string
+	// Exceptions come from the config file named by ConfigFile; Today
+	// decides which have expired (zero: now).
+	Exceptions []config.Exception
+	ConfigFile string
+	Today      time.Time
 }
 
 // Result is the outcome of a run.
@@ -39,6 +47,11 @@ type Result struct {
 	Summary   policy.Summary
 	Inventory *inventory.Inventory
 	Catalog   *catalog.Catalog
+
+	// Suppressed are findings held back by an exception; Expired are
+	// exceptions past their date (see Except).
+	Suppressed []exceptions.Suppressed
+	Expired    []exceptions.Expired
 }
 
 // Inventory loads and decodes the objects under cfg.Paths; keepRaw keeps
@@ -104,7 +117,11 @@ func Check(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Evaluate(ctx, engine, inv, cat, Settings{CUDACompat: cfg.CUDACompat})
+	res, err := Evaluate(ctx, engine, inv, cat, Settings{CUDACompat: cfg.CUDACompat})
+	if err != nil {
+		return nil, err
+	}
+	return res, Except(res, cfg)
 }
 
 // Evaluate builds the input document and evaluates engine over it. The
