@@ -2,9 +2,7 @@ package inventory
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
-	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -53,61 +51,64 @@ var kinds = map[string]kind{
 	"PodDisruptionBudget": kindOf("policy", "v1", func(inv *Inventory, x *policyv1.PodDisruptionBudget) { inv.PDBs = append(inv.PDBs, x) }),
 }
 
-// FromObjects decodes loaded manifests. Kinds no rule uses, and kinds of
-// other API groups that share a name (a CRD called Deployment), are counted
-// and kept out of the way. A kind in its own group at a version Kubernetes no
-// longer serves, a field of the wrong type, or the same object twice is an
-// error naming the object and where it was read; the first in read order
-// wins, however the work was scheduled.
-//
-// With keepRaw, every object stays available as read (Raw); otherwise the
-// manifests are dropped once decoded, which halves the memory of a large run.
+// FromObjects decodes loaded manifests and builds the inventory; see
+// Decoder and FromDecoded, which do the same in two steps.
 func FromObjects(objs []*load.Object, keepRaw bool) (*Inventory, error) {
-	inv := &Inventory{Objects: len(objs)}
-	typed, errs := decodeAll(objs)
-	for i, o := range objs {
-		if keepRaw {
-			inv.raw = append(inv.raw, o.Raw)
-		} else {
+	each := Decoder(keepRaw)
+	for _, o := range objs {
+		if err := each(o); err != nil {
+			return nil, err
+		}
+	}
+	return FromDecoded(objs, keepRaw)
+}
+
+// Decoder returns the step that decodes one loaded manifest into its API
+// type (Object.Decoded), for load.Options.Each, so that it runs on the
+// loader's workers. Kinds no rule uses, and kinds of other API groups that
+// share a name (a CRD called Deployment), are left undecoded. A kind in its
+// own group at a version Kubernetes no longer serves, or a field of the
+// wrong type, is an error naming the object and where it was read.
+//
+// Without keepRaw the manifest is dropped once decoded: the plain values
+// take as much memory as the typed objects, and only custom rules read
+// them (input.objects).
+func Decoder(keepRaw bool) func(*load.Object) error {
+	return func(o *load.Object) error {
+		x, err := decode(o)
+		if err != nil {
+			return err
+		}
+		if x != nil {
+			o.Decoded = x
+		}
+		if !keepRaw {
 			o.Raw = nil
 		}
-		if errs[i] != nil {
-			return nil, errs[i]
+		return nil
+	}
+}
+
+// FromDecoded builds the inventory from objects Decoder has seen, in read
+// order. The same object twice is an error naming both places.
+func FromDecoded(objs []*load.Object, keepRaw bool) (*Inventory, error) {
+	inv := &Inventory{Objects: len(objs)}
+	for _, o := range objs {
+		if keepRaw {
+			inv.raw = append(inv.raw, o.Raw)
 		}
-		if typed[i] == nil {
+		x, ok := o.Decoded.(metav1.Object)
+		if !ok {
 			continue
 		}
 		if prev := inv.Origin(o.Ref()); prev != nil {
 			return nil, fmt.Errorf("%s: defined twice, also at %s:%d", o.Where(), prev.Source.Name, prev.Line)
 		}
-		kinds[o.Kind].add(inv, typed[i])
+		kinds[o.Kind].add(inv, x)
+		o.Decoded = nil // the inventory holds it now
 		inv.SetOrigin(o)
 	}
 	return inv, nil
-}
-
-// decodeAll converts the objects of known kinds to their API types, on a
-// pool of workers: with the YAML parse, the heaviest step of a large run.
-func decodeAll(objs []*load.Object) ([]metav1.Object, []error) {
-	typed := make([]metav1.Object, len(objs))
-	errs := make([]error, len(objs))
-	jobs := make(chan int, 256)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				typed[i], errs[i] = decode(objs[i])
-			}
-		}()
-	}
-	for i := range objs {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	return typed, errs
 }
 
 // decode returns nil, nil for objects no rule reads.

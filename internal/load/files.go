@@ -19,6 +19,11 @@ type Options struct {
 	Ignore []string
 	// Stdin is read for the path "-".
 	Stdin io.Reader
+	// Each, when set, is called on every object by the worker that parsed
+	// it, in read order within a file. Decoding objects there, while other
+	// workers still parse, keeps a file's plain values short-lived instead
+	// of holding every file's at once. Its error fails the file.
+	Each func(*Object) error
 }
 
 // Load reads every object under paths. Folders are walked recursively for
@@ -39,7 +44,7 @@ func Load(paths []string, opt Options) ([]*Object, error) {
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				results[i], errs[i] = readSource(files[i], opt.Stdin)
+				results[i], errs[i] = readSource(files[i], opt)
 			}
 		}()
 	}
@@ -58,10 +63,11 @@ func Load(paths []string, opt Options) ([]*Object, error) {
 	return out, nil
 }
 
-func readSource(src *Source, stdin io.Reader) ([]*Object, error) {
+func readSource(src *Source, opt Options) ([]*Object, error) {
 	var data []byte
 	var err error
 	if src.Name == "-" {
+		stdin := opt.Stdin
 		if stdin == nil {
 			stdin = os.Stdin
 		}
@@ -72,7 +78,16 @@ func readSource(src *Source, stdin io.Reader) ([]*Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src.Name, unwrapPathError(err))
 	}
-	return Parse(src, data)
+	objs, err := Parse(src, data)
+	if err != nil || opt.Each == nil {
+		return objs, err
+	}
+	for _, o := range objs {
+		if err := opt.Each(o); err != nil {
+			return nil, err
+		}
+	}
+	return objs, nil
 }
 
 // expand turns the user's paths into the list of sources to read.

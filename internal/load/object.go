@@ -13,6 +13,9 @@ type Object struct {
 	Namespace  string // as written; empty for cluster-scoped kinds and for "default"
 	Name       string
 	Raw        map[string]any
+	// Decoded holds what Options.Each made of Raw (the typed API object),
+	// so that Raw can be dropped early.
+	Decoded any
 
 	Source *Source
 	Line   int // 1-based line where the object's document (or List item) starts
