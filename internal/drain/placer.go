@@ -1,0 +1,139 @@
+package drain
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/drvcheck/drvcheck/internal/sched"
+)
+
+// Reason the scheduler gives for a node that required pod anti-affinity
+// rules out (InterPodAffinity filter, reference §6).
+const ReasonAntiAffinity = "node(s) didn't match pod anti-affinity rules"
+
+// countKey counts the pods of a group in one topology domain: the nodes
+// whose label key has value.
+type countKey struct {
+	group      *group
+	key, value string
+}
+
+// addCounts adds d to the domain counts of p on node.
+func (m *Model) addCounts(counts map[countKey]int, p *Pod, node string, d int) {
+	n := m.node[node]
+	if n == nil {
+		return
+	}
+	for _, k := range m.topoKeys {
+		if v, ok := n.Labels[k]; ok {
+			counts[countKey{p.group, k, v}] += d
+		}
+	}
+}
+
+// place puts every modelled pod on a node, in model order: a pod with
+// spec.nodeName on that node (the scheduler is bypassed), any other on the
+// next node, in name order, that passes the scheduler's filters (cordon,
+// taints, node affinity, via internal/sched) and its required pod
+// anti-affinity. Each set of scheduling constraints keeps its own cursor,
+// so the replicas of a workload spread over the nodes it may use, one per
+// node before any node gets a second. Resources are not modelled.
+func (m *Model) place() {
+	s := m.NewSim(Flags{})
+	for _, p := range m.Pods {
+		if p.Spec.NodeName == "" {
+			continue
+		}
+		if m.node[p.Spec.NodeName] == nil {
+			m.Unplaced[p] = fmt.Sprintf("spec.nodeName %s is not a known node", p.Spec.NodeName)
+			continue
+		}
+		p.Node = p.Spec.NodeName
+		m.addCounts(s.delta, p, p.Node, 1)
+	}
+	for _, p := range m.Pods {
+		if p.Spec.NodeName != "" {
+			continue
+		}
+		node, why := s.find(p)
+		if node == "" {
+			m.Unplaced[p] = why
+			continue
+		}
+		p.Node = node
+		m.addCounts(s.delta, p, node, 1)
+	}
+}
+
+// eligible lists the nodes whose class passes the filters, by name; cached
+// per placement, which the fleet itself caches per set of constraints.
+func (m *Model) eligible(pl *sched.Placement) []*corev1.Node {
+	if m.eligibleCache == nil {
+		m.eligibleCache = map[*sched.Placement][]*corev1.Node{}
+	}
+	if e, ok := m.eligibleCache[pl]; ok {
+		return e
+	}
+	e := pl.EligibleByName()
+	m.eligibleCache[pl] = e
+	return e
+}
+
+// find returns the node a new pod like p lands on now, or "" and the
+// scheduler-style reason why none fits.
+func (s *Sim) find(p *Pod) (node, why string) {
+	pl := s.m.fleet.Place(p.Spec)
+	nodes := s.m.eligible(pl)
+	tolerates := sched.ToleratesCordon(p.Spec)
+	rules := s.m.rulesFor(p.group)
+	start := s.cursor[pl]
+	for i := range nodes {
+		n := nodes[(start+i)%len(nodes)]
+		if (s.cordoned[n.Name] && !tolerates) || s.conflicts(rules, n) {
+			continue
+		}
+		s.cursor[pl] = (start + i + 1) % len(nodes)
+		return n.Name, ""
+	}
+	return "", s.whyNot(pl, nodes, tolerates, rules)
+}
+
+// conflicts reports whether a rule keeps the pod off n: a pod of the rule's
+// group sits in n's domain. A node without the topology key passes.
+func (s *Sim) conflicts(rules []rule, n *corev1.Node) bool {
+	for _, r := range rules {
+		if v, ok := n.Labels[r.key]; ok && s.count(countKey{r.other, r.key, v}) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Sim) count(k countKey) int { return s.m.counts[k] + s.delta[k] }
+
+// whyNot words a failed placement like the scheduler's FitError:
+// "0/4 nodes are available: 1 node(s) were unschedulable, 3 node(s) didn't
+// match pod anti-affinity rules."
+func (s *Sim) whyNot(pl *sched.Placement, nodes []*corev1.Node, tolerates bool, rules []rule) string {
+	reasons := map[string]int{}
+	for r, n := range pl.Reasons {
+		reasons[r] += n
+	}
+	for _, n := range nodes {
+		switch {
+		case s.cordoned[n.Name] && !tolerates:
+			reasons[sched.ReasonUnschedulable]++
+		case s.conflicts(rules, n):
+			reasons[ReasonAntiAffinity]++
+		}
+	}
+	parts := make([]string, 0, len(reasons))
+	for r, n := range reasons {
+		parts = append(parts, fmt.Sprintf("%d %s", n, r))
+	}
+	sort.Strings(parts)
+	return fmt.Sprintf("0/%d nodes are available: %s.", pl.Total, strings.Join(parts, ", "))
+}
