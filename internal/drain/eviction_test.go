@@ -13,7 +13,9 @@ func gate(name string, allowed, healthy, desired int32) *Gate {
 	return &Gate{Name: name, Generation: 1, ObservedGen: 1, Allowed: allowed, CurrentHealthy: healthy, Desired: desired}
 }
 
-func policy(p policyv1.UnhealthyPodEvictionPolicyType) *policyv1.UnhealthyPodEvictionPolicyType { return &p }
+func policy(p policyv1.UnhealthyPodEvictionPolicyType) *policyv1.UnhealthyPodEvictionPolicyType {
+	return &p
+}
 
 // Each case states the eviction subresource's answer (reference §2).
 func TestEvictAsTheAPIServer(t *testing.T) {
