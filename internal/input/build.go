@@ -2,6 +2,7 @@ package input
 
 import (
 	"github.com/drvcheck/drvcheck/internal/catalog"
+	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 )
@@ -12,6 +13,9 @@ type Options struct {
 	// that need more than the facts. Built-in rules never read it, so it is
 	// only built when custom policies are loaded.
 	Objects any
+	// Drain is the pod and budget model (drain.New); it adds input.pdbs
+	// and input.drain.
+	Drain *drain.Model
 }
 
 // Build returns the input document for inv and cat.
@@ -28,6 +32,7 @@ func Build(inv *inventory.Inventory, cat *catalog.Catalog, opt Options) map[stri
 		"nodes":   nodes,
 		"summary": map[string]any{"gpu_nodes": gpu, "objects": inv.Objects},
 	}
+	addDrain(doc, opt.Drain)
 	if opt.Objects != nil {
 		doc["objects"] = opt.Objects
 	}

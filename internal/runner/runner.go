@@ -8,6 +8,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
+	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/input"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/load"
@@ -31,6 +32,7 @@ type Result struct {
 	Summary   policy.Summary
 	Inventory *inventory.Inventory
 	Catalog   *catalog.Catalog
+	Drain     *drain.Model
 }
 
 // Inventory loads and decodes the objects under cfg.Paths; keepRaw keeps
@@ -83,6 +85,11 @@ func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Invento
 	if engine.Custom() {
 		opt.Objects = rawObjects(inv)
 	}
+	model, err := drain.New(inv)
+	if err != nil {
+		return nil, err
+	}
+	opt.Drain = model
 	doc := input.Build(inv, cat, opt)
 	value, err := ast.InterfaceToValue(doc)
 	if err != nil {
@@ -94,7 +101,7 @@ func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Invento
 	}
 	place(inv, findings)
 	policy.Sort(findings)
-	res := &Result{Findings: findings, Rules: engine.Rules(), Inventory: inv, Catalog: cat}
+	res := &Result{Findings: findings, Rules: engine.Rules(), Inventory: inv, Catalog: cat, Drain: model}
 	res.Summary = summarize(doc, findings, inv)
 	return res, nil
 }
