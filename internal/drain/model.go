@@ -24,6 +24,7 @@ type Model struct {
 
 	node       map[string]*corev1.Node
 	fleet      *sched.Fleet
+	keys       sched.Keys
 	groups     []*group
 	termGroups []*group // groups with anti-affinity terms
 	topoKeys   []string
@@ -87,7 +88,8 @@ func (m *Model) prepare() {
 			specs = append(specs, p.Spec)
 		}
 	}
-	m.fleet = sched.NewFleet(m.Nodes, sched.KeysOf(specs))
+	m.keys = sched.KeysOf(specs)
+	m.fleet = sched.NewFleet(m.Nodes, m.keys)
 	keys := map[string]bool{}
 	for _, g := range m.groups {
 		if len(g.terms) > 0 {

@@ -307,3 +307,26 @@ spec:
 		t.Fatalf("error %v", err)
 	}
 }
+
+// A node cordoned in the files (mid-upgrade) still runs its pods; only
+// replacements avoid it.
+func TestCordonedNodeKeepsItsPods(t *testing.T) {
+	cordoned := `apiVersion: v1
+kind: Node
+metadata: {name: n0, labels: {kubernetes.io/hostname: n0}}
+spec:
+  unschedulable: true
+  taints: [{key: node.kubernetes.io/unschedulable, effect: NoSchedule}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}`
+	m := yamlModel(t, cordoned, deployment("web", 2, "app: web", hostnameAnti), pdb("web-pdb", "default", "minAvailable: 1", "app: web"))
+	if got := names(m.PodsOn("n0")); got != "default/web-0" {
+		t.Fatalf("n0 holds %q, want web-0", got)
+	}
+	res := m.NewSim(Flags{}).Drain("n0")
+	if !res.Done() || res.Evicted[0].To != "" || !strings.Contains(res.Evicted[0].Why, "1 node(s) were unschedulable") {
+		t.Fatalf("drain %+v", res)
+	}
+}

@@ -36,13 +36,17 @@ func (m *Model) addCounts(counts map[countKey]int, p *Pod, node string, d int) {
 
 // place puts every modelled pod on a node, in model order: a pod with
 // spec.nodeName on that node (the scheduler is bypassed), any other on the
-// next node, in name order, that passes the scheduler's filters (cordon,
-// taints, node affinity, via internal/sched) and its required pod
-// anti-affinity. Each set of scheduling constraints keeps its own cursor,
-// so the replicas of a workload spread over the nodes it may use, one per
-// node before any node gets a second. Resources are not modelled.
+// next node, in name order, that passes the scheduler's filters (taints,
+// node affinity, via internal/sched) and its required pod anti-affinity.
+// Each set of scheduling constraints keeps its own cursor, so the replicas
+// of a workload spread over the nodes it may use, one per node before any
+// node gets a second. Resources are not modelled. A node cordoned in the
+// files still holds the pods it ran before its cordon (a cordon evicts
+// nothing), so the first placement ignores cordons; replacements later
+// honour them.
 func (m *Model) place() {
 	s := m.NewSim(Flags{})
+	s.fleet = sched.NewFleet(uncordoned(m.Nodes), m.keys)
 	for _, p := range m.Pods {
 		if p.Spec.NodeName == "" {
 			continue
@@ -85,7 +89,7 @@ func (m *Model) eligible(pl *sched.Placement) []*corev1.Node {
 // find returns the node a new pod like p lands on now, or "" and the
 // scheduler-style reason why none fits.
 func (s *Sim) find(p *Pod) (node, why string) {
-	pl := s.m.fleet.Place(p.Spec)
+	pl := s.fleet.Place(p.Spec)
 	nodes := s.m.eligible(pl)
 	tolerates := sched.ToleratesCordon(p.Spec)
 	rules := s.m.rulesFor(p.group)
@@ -136,4 +140,26 @@ func (s *Sim) whyNot(pl *sched.Placement, nodes []*corev1.Node, tolerates bool, 
 	}
 	sort.Strings(parts)
 	return fmt.Sprintf("0/%d nodes are available: %s.", pl.Total, strings.Join(parts, ", "))
+}
+
+// uncordoned copies nodes with spec.unschedulable cleared, and the taint
+// the node lifecycle controller adds for it.
+func uncordoned(nodes []*corev1.Node) []*corev1.Node {
+	out := make([]*corev1.Node, len(nodes))
+	for i, n := range nodes {
+		if !n.Spec.Unschedulable {
+			out[i] = n
+			continue
+		}
+		c := *n
+		c.Spec.Unschedulable = false
+		c.Spec.Taints = nil
+		for _, t := range n.Spec.Taints {
+			if t.Key != corev1.TaintNodeUnschedulable {
+				c.Spec.Taints = append(c.Spec.Taints, t)
+			}
+		}
+		out[i] = &c
+	}
+	return out
 }

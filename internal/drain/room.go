@@ -109,3 +109,13 @@ func GenericChange(b *Budget) Change {
 	}
 	return ChangeFor(b, min(b.Count.Desired, b.Count.Healthy-1))
 }
+
+// WithoutBudgets copies s with every budget out of the way, to see what a
+// drain does once the budget room is made.
+func (s *Sim) WithoutBudgets() *Sim {
+	c := s.Clone()
+	for _, b := range s.m.Budgets {
+		c.relax(b, 1<<20, neverAllows(b) != "")
+	}
+	return c
+}

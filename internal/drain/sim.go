@@ -15,6 +15,7 @@ type Sim struct {
 	Flags Flags
 
 	m        *Model
+	fleet    *sched.Fleet    // the fleet replacements are placed in
 	at       map[*Pod]string // where a moved pod is now ("" pending)
 	health   map[*Pod]bool   // healthy, for pods whose health changed
 	gone     map[*Pod]bool   // deleted for good (no controller)
@@ -73,7 +74,7 @@ func (r DrainResult) Done() bool { return len(r.Blocked) == 0 && len(r.Refused) 
 // NewSim starts a simulation from the model as read, with the drain flags.
 func (m *Model) NewSim(f Flags) *Sim {
 	return &Sim{
-		Flags: f, m: m,
+		Flags: f, m: m, fleet: m.fleet,
 		at: map[*Pod]string{}, health: map[*Pod]bool{}, gone: map[*Pod]bool{},
 		arrived: map[string][]*Pod{}, cordoned: map[string]bool{},
 		cursor: map[*sched.Placement]int{}, delta: map[countKey]int{},
