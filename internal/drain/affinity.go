@@ -12,7 +12,6 @@ import (
 // group is pods that look the same to required pod anti-affinity: the
 // replicas of one workload (files), or one pod (cluster).
 type group struct {
-	id     int
 	ns     string
 	labels map[string]string
 	terms  []antiTerm

@@ -114,3 +114,29 @@ func TestComputeAsTheDisruptionController(t *testing.T) {
 		})
 	}
 }
+
+// Overlapping budgets: the disruption controller computes each on its own
+// (both allow here), yet the eviction API answers 500 for every pod they
+// share (reference §1 "Pod matched by several PDBs", §2 step 4).
+func TestOverlappingBudgetsAreComputedApartAndRefusedTogether(t *testing.T) {
+	pods := replicas("Deployment/web", 3)
+	cases := []struct {
+		name    string
+		spec    policyv1.PodDisruptionBudgetSpec
+		allowed int32
+	}{
+		{"by-app minAvailable 1", minAvail(num(1)), 2},
+		{"by-tier maxUnavailable 1", maxUnavail(num(1)), 1},
+	}
+	var gates []*Gate
+	for _, c := range cases {
+		got := Compute(c.spec, pods)
+		if got.Allowed != c.allowed {
+			t.Fatalf("%s: allowed %d, want %d", c.name, got.Allowed, c.allowed)
+		}
+		gates = append(gates, gate(c.name, got.Allowed, got.Healthy, got.Desired))
+	}
+	if o := Evict(running, gates); o.Code != ServerError || o.Message != msgMultiple {
+		t.Fatalf("eviction under both: %d %q, want 500", o.Code, o.Message)
+	}
+}

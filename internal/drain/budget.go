@@ -39,8 +39,6 @@ type Budget struct {
 	Status string
 	// StatusNote says why a cluster's status was not used.
 	StatusNote string
-
-	idx int
 }
 
 // Name is the budget's name.

@@ -143,7 +143,6 @@ func (m *Model) joinBudgets(inv *inventory.Inventory, where func(load.Ref) strin
 		if err != nil {
 			return err
 		}
-		b.idx = len(m.Budgets)
 		for _, p := range byNS[pdb.Namespace] {
 			if b.Selector.Matches(labels.Set(p.Labels)) {
 				b.Pods = append(b.Pods, p)
@@ -161,9 +160,6 @@ func (m *Model) joinBudgets(inv *inventory.Inventory, where func(load.Ref) strin
 	slices.SortFunc(m.Budgets, func(a, b *Budget) int {
 		return cmp.Or(strings.Compare(a.Ref.Namespace, b.Ref.Namespace), strings.Compare(a.Ref.Name, b.Ref.Name))
 	})
-	for i, b := range m.Budgets {
-		b.idx = i
-	}
 	return nil
 }
 
@@ -173,13 +169,12 @@ func (m *Model) newGroup(ns string, podLabels map[string]string, spec *corev1.Po
 	if err != nil {
 		return nil, err
 	}
-	g := &group{id: len(m.groups), ns: ns, labels: podLabels, terms: terms}
+	g := &group{ns: ns, labels: podLabels, terms: terms}
 	m.groups = append(m.groups, g)
 	return g, nil
 }
 
 func (m *Model) addPod(p *Pod) {
-	p.id = len(m.Pods)
 	m.Pods = append(m.Pods, p)
 }
 

@@ -32,7 +32,6 @@ type Pod struct {
 	// Budgets are the PodDisruptionBudgets that select the pod.
 	Budgets []*Budget
 
-	id    int
 	group *group
 }
 
