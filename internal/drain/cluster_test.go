@@ -127,3 +127,13 @@ func TestLiveStaleStatusIsUnknownAndCountedFromPods(t *testing.T) {
 		t.Fatalf("count %+v", c)
 	}
 }
+
+// A finished pod is deleted without a budget check and not replaced.
+func TestLiveFinishedPodIsNotReplaced(t *testing.T) {
+	done := strings.Replace(livePod("job-x", "n0", "ReplicaSet/web-5d8f", false), "phase: Running", "phase: Succeeded", 1)
+	m := liveModel(t, nodes(2), liveControllers, livePDB(1, 1, 0), done)
+	res := m.NewSim(Flags{}).Drain("n0")
+	if !res.Done() || len(res.Evicted) != 1 || !res.Evicted[0].Gone {
+		t.Fatalf("drain %+v, want the finished pod gone despite 0 allowed", res)
+	}
+}

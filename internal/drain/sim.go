@@ -45,7 +45,7 @@ type budgetState struct {
 type Eviction struct {
 	Pod      *Pod
 	From, To string // To is "" when the replacement stays Pending
-	Gone     bool   // no controller: the pod is deleted for good
+	Gone     bool   // no controller, or finished: the pod is deleted for good
 	Why      string // why no node fits the replacement
 }
 
@@ -229,12 +229,13 @@ func (s *Sim) candidate(p *Pod) Candidate {
 }
 
 // replace removes p from its node and lands its replacement, when it has a
-// controller, on the first node that fits; otherwise it waits Pending.
+// controller, on the first node that fits; otherwise it waits Pending. A
+// finished pod, or one without a controller, is gone for good.
 func (s *Sim) replace(p *Pod) Eviction {
 	e := Eviction{Pod: p, From: s.NodeOf(p)}
 	s.setHealthy(p, false)
 	s.move(p, "")
-	if p.Controller == "" {
+	if p.Controller == "" || p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed {
 		s.gone[p] = true
 		e.Gone = true
 		return e

@@ -170,8 +170,10 @@ func drainStep(node string, d drain.DrainResult, f drain.Flags) Step {
 	for _, e := range d.Evicted {
 		evicted = append(evicted, e.Pod.Key())
 		switch {
-		case e.Gone:
+		case e.Gone && e.Pod.Controller == "":
 			s.Notes = append(s.Notes, e.Pod.Key()+" has no controller: it is deleted for good")
+		case e.Gone:
+			s.Notes = append(s.Notes, e.Pod.Key()+" has finished: it is deleted")
 		case e.To == "":
 			s.Notes = append(s.Notes, fmt.Sprintf("%s's replacement stays Pending: %s", e.Pod.Key(), e.Why))
 		default:
