@@ -33,8 +33,11 @@ fuzz:
 	$(GO) test ./internal/load -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/catalog -run '^$$' -fuzz '^FuzzParseMatrix$$' -fuzztime $(FUZZTIME)
 
+# Benchmarks, then the speed budget on the target fleet (5,000 nodes,
+# 20,000 workloads, 5,000 budgets): check <= 1.5x decode, <= 1 GiB.
 bench:
-	$(GO) test ./... -run '^$$' -bench . -benchmem
+	$(GO) test ./... -run '^$$' -bench . -benchmem -benchtime 3x
+	DRVCHECK_FLEET_BUDGET=1 $(GO) test ./internal/runner -run '^TestFleetBudget$$' -count=1 -v
 
 clean:
 	rm -rf bin

@@ -18,12 +18,12 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if len(paths) == 0 {
 		return errors.New("check: no PATH given (use - for standard input)")
 	}
-	if !o.sourcesConfigured() {
-		fmt.Fprintln(e.stderr, "drvcheck: no --matrix or --registry given; DRV001 (missing-driver-image) is skipped")
-	}
 	res, err := runner.Check(ctx, o.runnerConfig(e, paths))
 	if err != nil {
 		return err
+	}
+	if !o.sourcesConfigured() {
+		fmt.Fprintln(e.stderr, "drvcheck: no --matrix or --registry given; DRV001 (missing-driver-image) is skipped")
 	}
 	rep := render.Report{Findings: res.Findings, Summary: res.Summary, Rules: res.Rules}
 	if err := render.Render(e.stdout, o.output, rep, render.Options{Color: e.color}); err != nil {

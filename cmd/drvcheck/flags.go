@@ -19,6 +19,7 @@ import (
 type options struct {
 	matrix, registry, policies, data, ignore []string
 	output, failOn, configPath               string
+	reg                                      registryFlags
 
 	fs   *pflag.FlagSet
 	conf *config.File
@@ -31,6 +32,7 @@ func newFlags(name, args string, stderr io.Writer) *options {
 	fs.SortFlags = false
 	o := &options{fs: fs}
 	fs.StringArrayVar(&o.matrix, "matrix", nil, "support-matrix CSV (header driver_branch,kernel,os_tag); repeatable")
+	o.addRegistryFlags()
 	fs.StringArrayVar(&o.policies, "policy", nil, "folder or .rego file of extra rules; repeatable")
 	fs.StringArrayVar(&o.data, "data", nil, "JSON or YAML data for the rules; repeatable")
 	fs.StringArrayVar(&o.ignore, "ignore", nil, "glob of paths to skip when walking folders; repeatable")
@@ -60,6 +62,8 @@ func (o *options) parse(args []string) error {
 	o.conf = conf
 	o.fromConfig("matrix", &o.matrix, conf.Matrix)
 	o.fromConfig("registry", &o.registry, conf.Registry)
+	o.fromConfig("registry-ca", &o.reg.ca, conf.RegistryCA)
+	o.fromConfig("insecure-registry", &o.reg.insecure, conf.InsecureRegistry)
 	o.fromConfig("policy", &o.policies, conf.Policy)
 	o.fromConfig("data", &o.data, conf.Data)
 	o.fromConfig("ignore", &o.ignore, conf.Ignore)
@@ -101,6 +105,9 @@ func (o *options) runnerConfig(e *env, paths []string) runner.Config {
 		Matrix:   o.matrix,
 		Policies: o.policies,
 		Data:     o.data,
+
+		Registry:        o.registry,
+		RegistryOptions: o.registryOptions(e.stderr),
 	}
 }
 

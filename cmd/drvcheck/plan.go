@@ -46,7 +46,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cat, err := runner.Catalog(o.runnerConfig(e, paths))
+	cat, err := runner.CatalogContext(ctx, o.runnerConfig(e, paths))
 	if err != nil {
 		return err
 	}

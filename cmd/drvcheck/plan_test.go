@@ -2,22 +2,12 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// runCmd runs one command line in-process.
-func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
-	code = run(context.Background(), e, args)
-	return code, out.String(), errb.String()
-}
 
 // labCopy copies testdata/lab into a temporary folder, so that tests can
 // edit it; edit(name, content) rewrites one of its files.
@@ -67,7 +57,7 @@ const row107 = "550,5.15.0-107-generic,ubuntu22.04\n"
 func TestPlanLabNode1(t *testing.T) {
 	dir, edit := labCopy(t)
 	k8s, matrix := filepath.Join(dir, "k8s"), filepath.Join(dir, "support-matrix.csv")
-	code, out, errs := runCmd(t, "plan", "lab-node-1", "--driver", "550.90.07", k8s, "--matrix", matrix)
+	out, errs, code := drvcheck(t, "", "plan", "lab-node-1", "--driver", "550.90.07", k8s, "--matrix", matrix)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s%s", code, out, errs)
 	}
@@ -85,12 +75,12 @@ func TestPlanLabNode1(t *testing.T) {
 	}
 
 	edit("k8s/pdb.yaml", "minAvailable: 4", "minAvailable: 3")
-	code, out, _ = runCmd(t, "plan", "lab-node-1", "--driver", "550.90.07", k8s, "--matrix", matrix)
+	out, _, code = drvcheck(t, "", "plan", "lab-node-1", "--driver", "550.90.07", k8s, "--matrix", matrix)
 	if code != 1 || !strings.Contains(out, "budget room     ok") {
 		t.Fatalf("budget at 3, row missing: exit %d, want 1 with the budget step ok\n%s", code, out)
 	}
 	edit("support-matrix.csv", "550,5.15.0-119-generic,ubuntu22.04\n", "550,5.15.0-119-generic,ubuntu22.04\n"+row107)
-	code, out, errs = runCmd(t, "plan", "lab-node-1", "--driver", "550.90.07", k8s, "--matrix", matrix)
+	out, errs, code = drvcheck(t, "", "plan", "lab-node-1", "--driver", "550.90.07", k8s, "--matrix", matrix)
 	if code != 0 || !strings.Contains(out, "Every step can run.") {
 		t.Fatalf("budget at 3 and the row added: exit %d, want 0\n%s%s", code, out, errs)
 	}
@@ -98,7 +88,7 @@ func TestPlanLabNode1(t *testing.T) {
 
 func TestPlanJSON(t *testing.T) {
 	dir, _ := labCopy(t)
-	code, out, _ := runCmd(t, "plan", "lab-node-1", "--driver", "550.90.07", dir, "--matrix", filepath.Join(dir, "support-matrix.csv"), "-o", "json")
+	out, _, code := drvcheck(t, "", "plan", "lab-node-1", "--driver", "550.90.07", dir, "--matrix", filepath.Join(dir, "support-matrix.csv"), "-o", "json")
 	var p struct {
 		CanRun bool `json:"can_run"`
 		Tag    string
@@ -136,7 +126,7 @@ func TestPlanUsageErrors(t *testing.T) {
 		{[]string{"plan", "lab-node-1", lab}, "plan: --driver VERSION is required"},
 		{[]string{"plan", "--all", "--driver", "550.90.07", "--max-parallel-upgrades", "-1", lab}, "plan: --max-parallel-upgrades -1"},
 	} {
-		code, _, errs := runCmd(t, c.args...)
+		_, errs, code := drvcheck(t, "", c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d stderr %q, want 2 and %q", c.args, code, errs, c.want)
 		}
@@ -148,12 +138,12 @@ func TestPlanAllNamesTheFirstStall(t *testing.T) {
 	dir, edit := labCopy(t)
 	matrix := filepath.Join(dir, "support-matrix.csv")
 	edit("support-matrix.csv", "550,5.15.0-119-generic,ubuntu22.04\n", "550,5.15.0-119-generic,ubuntu22.04\n"+row107)
-	code, out, _ := runCmd(t, "plan", "--all", "--driver", "550.90.07", dir, "--matrix", matrix)
+	out, _, code := drvcheck(t, "", "plan", "--all", "--driver", "550.90.07", dir, "--matrix", matrix)
 	if code != 1 || !strings.Contains(out, "First stall: lab-node-1") || !strings.Contains(out, "lower trainer-pdb minAvailable from 4 to 3") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	edit("k8s/pdb.yaml", "minAvailable: 4", "minAvailable: 3")
-	code, out, _ = runCmd(t, "plan", "--all", "--driver", "550.90.07", dir, "--matrix", matrix)
+	out, _, code = drvcheck(t, "", "plan", "--all", "--driver", "550.90.07", dir, "--matrix", matrix)
 	if code != 0 || !strings.Contains(out, "No node stalls.") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}

@@ -29,7 +29,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cat, err := runner.Catalog(cfg)
+	cat, err := runner.CatalogContext(ctx, cfg)
 	if err != nil {
 		return err
 	}

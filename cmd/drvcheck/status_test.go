@@ -28,7 +28,7 @@ func labMidUpgrade(t *testing.T) string {
 
 func TestStatusExplainsStalls(t *testing.T) {
 	dir := labMidUpgrade(t)
-	code, out, errs := runCmd(t, "status", dir, "--matrix", filepath.Join(dir, "support-matrix.csv"), "-o", "json")
+	out, errs, code := drvcheck(t, "", "status", dir, "--matrix", filepath.Join(dir, "support-matrix.csv"), "-o", "json")
 	var doc struct {
 		Nodes []struct {
 			Node, Driver, Tag, Image, State string
@@ -71,7 +71,7 @@ func TestStatusExplainsStalls(t *testing.T) {
 		t.Errorf("images %s %s", doc.Nodes[3].Image, doc.Nodes[1].Image)
 	}
 
-	code, out, _ = runCmd(t, "status", dir)
+	out, _, code = drvcheck(t, "", "status", dir)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 1 || len(lines) != 5 || !strings.HasPrefix(lines[0], "NODE") {
 		t.Fatalf("text: exit %d\n%s", code, out)
@@ -82,7 +82,7 @@ func TestStatusExplainsStalls(t *testing.T) {
 }
 
 func TestStatusWithoutStalls(t *testing.T) {
-	code, out, _ := runCmd(t, "status", filepath.Join("..", "..", "testdata", "lab"))
+	out, _, code := drvcheck(t, "", "status", filepath.Join("..", "..", "testdata", "lab"))
 	if code != 0 || strings.Count(out, "\n") != 5 || strings.Contains(out, "DRV0") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}

@@ -12,6 +12,7 @@ import (
 
 func runTag(ctx context.Context, e *env, args []string) error {
 	o := newFlags("tag", "NODE [PATH...]", e.stderr)
+	check := o.fs.Bool("check", false, "also say whether the tag exists, and in which of the --matrix and --registry sources (exit 1 when in none)")
 	if err := o.parse(args); err != nil {
 		return err
 	}
@@ -36,6 +37,9 @@ func runTag(ctx context.Context, e *env, args []string) error {
 		}
 		if !f.GPU {
 			fmt.Fprintf(e.stderr, "drvcheck: note: node %s does not carry %s=true\n", name, nodefacts.GPUPresent)
+		}
+		if *check {
+			return checkTag(ctx, e, o, paths, f.Tag)
 		}
 		fmt.Fprintln(e.stdout, f.Tag)
 		return nil

@@ -28,6 +28,10 @@ type File struct {
 	CUDACompat string      `json:"cuda-compat,omitempty"`
 	Exceptions []Exception `json:"exceptions,omitempty"`
 
+	// RegistryCA and InsecureRegistry mirror --registry-ca and --insecure-registry.
+	RegistryCA       []string `json:"registry-ca,omitempty"`
+	InsecureRegistry []string `json:"insecure-registry,omitempty"`
+
 	// Path is where the file was read from; empty when none was.
 	Path string `json:"-"`
 }
@@ -65,7 +69,7 @@ func Load(path string) (*File, error) {
 	}
 	f.Path = path
 	dir := filepath.Dir(path)
-	for _, list := range [][]string{f.Matrix, f.Policy, f.Data} {
+	for _, list := range [][]string{f.Matrix, f.Policy, f.Data, f.RegistryCA} {
 		for i, p := range list {
 			if !filepath.IsAbs(p) {
 				list[i] = filepath.Join(dir, p)

@@ -2,102 +2,139 @@ package inventory
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/drvcheck/drvcheck/internal/load"
 )
 
-// kinds maps each kind drvcheck reads to its API group and served version,
-// and to how a decoded object is added to the inventory.
-var kinds = map[string]struct {
+// kind is how one kind drvcheck reads is recognised, decoded and kept.
+type kind struct {
 	group, version string
-	add            func(inv *Inventory, o *load.Object) error
-}{
-	"Node":      {"", "v1", decodeInto(func(inv *Inventory, x *corev1.Node) { inv.Nodes = append(inv.Nodes, x) })},
-	"Pod":       {"", "v1", decodeInto(func(inv *Inventory, x *corev1.Pod) { inv.Pods = append(inv.Pods, x) })},
-	"Namespace": {"", "v1", decodeInto(func(inv *Inventory, x *corev1.Namespace) { inv.Namespaces = append(inv.Namespaces, x) })},
-	"ReplicationController": {"", "v1", decodeInto(func(inv *Inventory, x *corev1.ReplicationController) {
+	decode         func(raw map[string]any) (metav1.Object, error)
+	add            func(inv *Inventory, x metav1.Object)
+}
+
+func kindOf[T any, P interface {
+	*T
+	metav1.Object
+}](group, version string, add func(*Inventory, P)) kind {
+	return kind{
+		group: group, version: version,
+		decode: func(raw map[string]any) (metav1.Object, error) {
+			x := P(new(T))
+			return x, k8sruntime.DefaultUnstructuredConverter.FromUnstructured(raw, x)
+		},
+		add: func(inv *Inventory, x metav1.Object) { add(inv, x.(P)) },
+	}
+}
+
+var kinds = map[string]kind{
+	"Node":      kindOf("", "v1", func(inv *Inventory, x *corev1.Node) { inv.Nodes = append(inv.Nodes, x) }),
+	"Pod":       kindOf("", "v1", func(inv *Inventory, x *corev1.Pod) { inv.Pods = append(inv.Pods, x) }),
+	"Namespace": kindOf("", "v1", func(inv *Inventory, x *corev1.Namespace) { inv.Namespaces = append(inv.Namespaces, x) }),
+	"ReplicationController": kindOf("", "v1", func(inv *Inventory, x *corev1.ReplicationController) {
 		inv.ReplicationControllers = append(inv.ReplicationControllers, x)
-	})},
-	"Deployment":          {"apps", "v1", decodeInto(func(inv *Inventory, x *appsv1.Deployment) { inv.Deployments = append(inv.Deployments, x) })},
-	"ReplicaSet":          {"apps", "v1", decodeInto(func(inv *Inventory, x *appsv1.ReplicaSet) { inv.ReplicaSets = append(inv.ReplicaSets, x) })},
-	"StatefulSet":         {"apps", "v1", decodeInto(func(inv *Inventory, x *appsv1.StatefulSet) { inv.StatefulSets = append(inv.StatefulSets, x) })},
-	"DaemonSet":           {"apps", "v1", decodeInto(func(inv *Inventory, x *appsv1.DaemonSet) { inv.DaemonSets = append(inv.DaemonSets, x) })},
-	"Job":                 {"batch", "v1", decodeInto(func(inv *Inventory, x *batchv1.Job) { inv.Jobs = append(inv.Jobs, x) })},
-	"CronJob":             {"batch", "v1", decodeInto(func(inv *Inventory, x *batchv1.CronJob) { inv.CronJobs = append(inv.CronJobs, x) })},
-	"PodDisruptionBudget": {"policy", "v1", decodeInto(func(inv *Inventory, x *policyv1.PodDisruptionBudget) { inv.PDBs = append(inv.PDBs, x) })},
+	}),
+	"Deployment":          kindOf("apps", "v1", func(inv *Inventory, x *appsv1.Deployment) { inv.Deployments = append(inv.Deployments, x) }),
+	"ReplicaSet":          kindOf("apps", "v1", func(inv *Inventory, x *appsv1.ReplicaSet) { inv.ReplicaSets = append(inv.ReplicaSets, x) }),
+	"StatefulSet":         kindOf("apps", "v1", func(inv *Inventory, x *appsv1.StatefulSet) { inv.StatefulSets = append(inv.StatefulSets, x) }),
+	"DaemonSet":           kindOf("apps", "v1", func(inv *Inventory, x *appsv1.DaemonSet) { inv.DaemonSets = append(inv.DaemonSets, x) }),
+	"Job":                 kindOf("batch", "v1", func(inv *Inventory, x *batchv1.Job) { inv.Jobs = append(inv.Jobs, x) }),
+	"CronJob":             kindOf("batch", "v1", func(inv *Inventory, x *batchv1.CronJob) { inv.CronJobs = append(inv.CronJobs, x) }),
+	"PodDisruptionBudget": kindOf("policy", "v1", func(inv *Inventory, x *policyv1.PodDisruptionBudget) { inv.PDBs = append(inv.PDBs, x) }),
 }
 
 // FromObjects decodes loaded manifests. Kinds no rule uses, and kinds of
 // other API groups that share a name (a CRD called Deployment), are counted
 // and kept out of the way. A kind in its own group at a version Kubernetes no
 // longer serves, a field of the wrong type, or the same object twice is an
-// error naming the object and where it was read.
+// error naming the object and where it was read; the first in read order
+// wins, however the work was scheduled.
 //
 // With keepRaw, every object stays available as read (Raw); otherwise the
 // manifests are dropped once decoded, which halves the memory of a large run.
 func FromObjects(objs []*load.Object, keepRaw bool) (*Inventory, error) {
 	inv := &Inventory{Objects: len(objs)}
-	for _, o := range objs {
+	typed, errs := decodeAll(objs)
+	for i, o := range objs {
 		if keepRaw {
 			inv.raw = append(inv.raw, o.Raw)
-		}
-		err := inv.decode(o)
-		if !keepRaw {
+		} else {
 			o.Raw = nil
 		}
-		if err != nil {
-			return nil, err
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
+		if typed[i] == nil {
+			continue
+		}
+		if prev := inv.Origin(o.Ref()); prev != nil {
+			return nil, fmt.Errorf("%s: defined twice, also at %s:%d", o.Where(), prev.Source.Name, prev.Line)
+		}
+		kinds[o.Kind].add(inv, typed[i])
+		inv.SetOrigin(o)
 	}
 	return inv, nil
 }
 
-func (inv *Inventory) decode(o *load.Object) error {
+// decodeAll converts the objects of known kinds to their API types, on a
+// pool of workers: with the YAML parse, the heaviest step of a large run.
+func decodeAll(objs []*load.Object) ([]metav1.Object, []error) {
+	typed := make([]metav1.Object, len(objs))
+	errs := make([]error, len(objs))
+	jobs := make(chan int, 256)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				typed[i], errs[i] = decode(objs[i])
+			}
+		}()
+	}
+	for i := range objs {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	return typed, errs
+}
+
+// decode returns nil, nil for objects no rule reads.
+func decode(o *load.Object) (metav1.Object, error) {
 	k, known := kinds[o.Kind]
 	if !known {
-		return nil
+		return nil, nil
 	}
 	group, version := splitAPIVersion(o.APIVersion)
 	if group != k.group {
-		return nil
-	}
-	if version != k.version {
-		return fmt.Errorf("%s: apiVersion %s is not served by current Kubernetes; use %s",
-			o.Where(), o.APIVersion, joinAPIVersion(k.group, k.version))
+		return nil, nil
 	}
 	if o.Namespace == "" && o.Kind != "Node" && o.Kind != "Namespace" {
 		o.Namespace = load.DefaultNamespace
 	}
-	if prev := inv.Origin(o.Ref()); prev != nil {
-		return fmt.Errorf("%s: defined twice, also at %s:%d", o.Where(), prev.Source.Name, prev.Line)
+	if version != k.version {
+		return nil, fmt.Errorf("%s: apiVersion %s is not served by current Kubernetes; use %s",
+			o.Where(), o.APIVersion, joinAPIVersion(k.group, k.version))
 	}
-	if err := k.add(inv, o); err != nil {
-		return err
+	x, err := k.decode(o.Raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", o.Where(), conversionError(err))
 	}
-	inv.SetOrigin(o)
-	return nil
-}
-
-func decodeInto[T any](add func(*Inventory, *T)) func(*Inventory, *load.Object) error {
-	return func(inv *Inventory, o *load.Object) error {
-		x := new(T)
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Raw, x); err != nil {
-			return fmt.Errorf("%s: %s", o.Where(), conversionError(err))
-		}
-		if m, ok := any(x).(metav1.Object); ok && o.Namespace != "" {
-			m.SetNamespace(o.Namespace)
-		}
-		add(inv, x)
-		return nil
+	if o.Namespace != "" {
+		x.SetNamespace(o.Namespace)
 	}
+	return x, nil
 }
 
 // conversionError keeps the converter's first line, which names the field.

@@ -69,9 +69,9 @@ func objectName(f policy.Finding) string {
 }
 
 // ColorFor reports whether output to f should be coloured: only on a
-// terminal, and never when NO_COLOR is set (https://no-color.org).
+// terminal, and never when NO_COLOR is set and not empty (https://no-color.org).
 func ColorFor(f *os.File) bool {
-	if _, set := os.LookupEnv("NO_COLOR"); set {
+	if os.Getenv("NO_COLOR") != "" {
 		return false
 	}
 	info, err := f.Stat()

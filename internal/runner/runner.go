@@ -12,6 +12,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/input"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/load"
+	"github.com/drvcheck/drvcheck/internal/registry"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -23,6 +24,11 @@ type Config struct {
 	Matrix   []string
 	Policies []string
 	Data     []string
+
+	// Registry names image repositories whose tags exist (--registry);
+	// RegistryOptions say how to reach them (CA, timeout, cache, offline).
+	Registry        []string
+	RegistryOptions registry.Options
 }
 
 // Result is the outcome of a run.
@@ -45,8 +51,16 @@ func Inventory(cfg Config, keepRaw bool) (*inventory.Inventory, error) {
 	return inventory.FromObjects(objs, keepRaw)
 }
 
-// Catalog reads every configured source of existing tags.
+// Catalog reads every configured source of existing tags; see CatalogContext.
 func Catalog(cfg Config) (*catalog.Catalog, error) {
+	return CatalogContext(context.Background(), cfg)
+}
+
+// CatalogContext reads every configured source of existing tags into one
+// catalog (a tag is present when any source has it): each matrix file, then
+// each registry repository, listed once, in parallel. A repository that
+// cannot be listed fails the whole catalog.
+func CatalogContext(ctx context.Context, cfg Config) (*catalog.Catalog, error) {
 	cat := catalog.New()
 	for _, path := range cfg.Matrix {
 		rows, err := catalog.ReadMatrix(path)
@@ -58,6 +72,20 @@ func Catalog(cfg Config) (*catalog.Catalog, error) {
 			tags[i] = r.Tag()
 		}
 		cat.Add(path, tags)
+	}
+	if len(cfg.Registry) == 0 {
+		return cat, nil
+	}
+	lister, err := registry.New(cfg.RegistryOptions)
+	if err != nil {
+		return nil, err
+	}
+	listings, err := lister.List(ctx, cfg.Registry)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range listings {
+		cat.Add(l.Repository, l.Tags)
 	}
 	return cat, nil
 }
@@ -72,7 +100,7 @@ func Check(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	cat, err := Catalog(cfg)
+	cat, err := CatalogContext(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

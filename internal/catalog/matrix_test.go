@@ -1,0 +1,103 @@
+package catalog
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestMatrixRowsAreTrimmedAndMadeIntoTags(t *testing.T) {
+	rows, err := ParseMatrix("m.csv", []byte("\ufeffdriver_branch, kernel ,os_tag\r\n 550 , 5.15.0-119-generic ,ubuntu22.04\n\n535,5.15.0-107-generic,ubuntu22.04\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tags []string
+	for _, r := range rows {
+		tags = append(tags, r.Tag())
+	}
+	if got := strings.Join(tags, " "); got != "550-5.15.0-119-generic-ubuntu22.04 535-5.15.0-107-generic-ubuntu22.04" {
+		t.Fatalf("tags %q", got)
+	}
+	if rows[1].Line != 4 {
+		t.Fatalf("second row on line %d, want 4", rows[1].Line)
+	}
+}
+
+func TestMalformedMatrixNamesTheLine(t *testing.T) {
+	cases := map[string]struct{ in, want string }{
+		"empty":        {"", "m.csv: empty file"},
+		"wrong header": {"branch,kernel,os\n550,k,ubuntu22.04\n", `m.csv:1: header is "branch,kernel,os"`},
+		"short row":    {"driver_branch,kernel,os_tag\n550,k,ubuntu22.04\n550,k\n", "m.csv:3: want 3 fields"},
+		"long row":     {"driver_branch,kernel,os_tag\n550,k,ubuntu22.04,x\n", "m.csv:2: want 3 fields"},
+		"empty field":  {"driver_branch,kernel,os_tag\n550,,ubuntu22.04\n", "m.csv:2: field kernel is empty"},
+		"branch":       {"driver_branch,kernel,os_tag\n550.90.07,k,ubuntu22.04\n", `m.csv:2: driver_branch "550.90.07" is not a branch`},
+		"quote":        {"driver_branch,kernel,os_tag\n550,\"k,ubuntu\n", "m.csv:2:"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := ParseMatrix("m.csv", []byte(c.in))
+			if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+				t.Fatalf("error %v, want prefix %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestReadMatrixMissingFile(t *testing.T) {
+	_, err := ReadMatrix(filepath.Join(t.TempDir(), "none.csv"))
+	if err == nil || !strings.HasSuffix(err.Error(), "none.csv: no such file or directory") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestLabMatrix(t *testing.T) {
+	rows, err := ReadMatrix("../../testdata/lab/support-matrix.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 {
+		t.Fatalf("%d rows, want the lab's 3 after step 3", len(rows))
+	}
+}
+
+func TestCatalogIsAUnion(t *testing.T) {
+	c := New()
+	if c.Configured() {
+		t.Fatal("empty catalog claims a source")
+	}
+	c.Add("a.csv", []string{"t1", "t2"})
+	c.Add("reg/driver", []string{"t2", "t3", "t3"})
+	if got := strings.Join(c.Lookup("t2"), ","); got != "a.csv,reg/driver" {
+		t.Fatalf("t2 in %q", got)
+	}
+	if len(c.Lookup("t3")) != 1 || len(c.Lookup("t4")) != 0 || c.Len() != 3 {
+		t.Fatalf("lookup t3 %v t4 %v len %d", c.Lookup("t3"), c.Lookup("t4"), c.Len())
+	}
+	if c.Describe() != "a.csv, reg/driver" {
+		t.Fatalf("describe %q", c.Describe())
+	}
+}
+
+func FuzzParseMatrix(f *testing.F) {
+	lab, err := os.ReadFile("../../testdata/lab/support-matrix.csv")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(lab)
+	f.Add([]byte("driver_branch,kernel,os_tag\n550,\"a\nb\",x\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rows, err := ParseMatrix("fuzz.csv", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.csv") || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error not one line naming the file: %q", err)
+			}
+			return
+		}
+		for _, r := range rows {
+			if r.Branch == "" || r.Kernel == "" || r.OSTag == "" {
+				t.Fatalf("row with an empty field accepted: %+v", r)
+			}
+		}
+	})
+}

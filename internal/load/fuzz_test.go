@@ -1,0 +1,37 @@
+package load
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzParse feeds arbitrary bytes to the parser: it may reject them, but
+// only with a one-line error naming the source, and never panic.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		node("a"),
+		"---\n---\n" + node("b") + "---\n",
+		"kind: List\nitems:\n- " + strings.ReplaceAll(node("c"), "\n", "\n  "),
+		`{"kind":"NodeList","apiVersion":"v1","items":[{"metadata":{"name":"j"}}]}`,
+		"a: &a [1, 2]\nb: *a\nkind: X\nmetadata: {name: m}\n<<: {z: 1}\n",
+		"kind: X\nmetadata: {name: n}\nv: 0x1F\nf: 1.5e3\nt: 2001-12-14\nb: !!binary aGVsbG8=\n",
+		"kind: [\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		objs, err := Parse(&Source{Name: "fuzz.yaml"}, data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.yaml:") || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error not one line naming the source: %q", err)
+			}
+			return
+		}
+		for _, o := range objs {
+			if o.Kind == "" || o.Line < 1 {
+				t.Fatalf("object without kind or line: %+v", o)
+			}
+			NewLocator().Line(o, []any{"metadata", "name"})
+		}
+	})
+}

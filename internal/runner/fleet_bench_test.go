@@ -1,0 +1,129 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+
+	yaml "sigs.k8s.io/yaml/goyaml.v3"
+
+	"github.com/drvcheck/drvcheck/internal/fleetgen"
+)
+
+var (
+	fleetOnce          sync.Once
+	fleetDir, fleetMat string
+	fleetErr           error
+)
+
+// fleet generates the target-size fleet once per test binary.
+func fleet(tb testing.TB) (dir, matrix string) {
+	tb.Helper()
+	fleetOnce.Do(func() {
+		fleetDir, fleetErr = os.MkdirTemp("", "drvcheck-fleet-")
+		if fleetErr == nil {
+			fleetMat, fleetErr = fleetgen.Write(fleetDir, fleetgen.Target)
+		}
+	})
+	if fleetErr != nil {
+		tb.Fatal(fleetErr)
+	}
+	return fleetDir, fleetMat
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fleetDir != "" {
+		os.RemoveAll(fleetDir)
+	}
+	os.Exit(code)
+}
+
+// decodeOnly is the floor the speed budget is measured against: read every
+// file and decode every document into plain values, on as many workers as
+// the loader uses, and nothing else.
+func decodeOnly(dir string) (int, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "k8s", "*.yaml"))
+	if err != nil {
+		return 0, err
+	}
+	counts := make([]int, len(files))
+	errs := make([]error, len(files))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				counts[i], errs[i] = decodeFile(files[i])
+			}
+		}()
+	}
+	for i := range files {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	total := 0
+	for i, c := range counts {
+		if errs[i] != nil {
+			return 0, errs[i]
+		}
+		total += c
+	}
+	return total, nil
+}
+
+func decodeFile(path string) (int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	n := 0
+	for {
+		var v any
+		err := dec.Decode(&v)
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		if v != nil {
+			n++
+		}
+	}
+}
+
+func BenchmarkDecodeFleet(b *testing.B) {
+	dir, _ := fleet(b)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := decodeOnly(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCheckFleet(b *testing.B) {
+	dir, matrix := fleet(b)
+	cfg := Config{Paths: []string{filepath.Join(dir, "k8s")}, Matrix: []string{matrix}}
+	b.ResetTimer()
+	for b.Loop() {
+		res, err := Check(context.Background(), cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Summary.GPUNodes != fleetgen.Target.Nodes {
+			b.Fatalf("%d GPU nodes, want %d", res.Summary.GPUNodes, fleetgen.Target.Nodes)
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package policy
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+func writePolicy(t *testing.T, name, src string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func eval(t *testing.T, e *Engine, input map[string]any) ([]Finding, error) {
+	t.Helper()
+	v, err := ast.InterfaceToValue(input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.Eval(context.Background(), v)
+}
+
+const customRule = `package drvcheck.rules.acme
+
+import data.drvcheck.lib
+
+meta := {"id": "ACME001", "title": "kernel-not-approved", "severity": "warning", "help": "h"}
+
+findings contains f if {
+	some node in lib.gpu_nodes
+	not node.kernel in data.acme.kernels
+	f := lib.finding(meta, node.object, {"node": node.name, "message": sprintf("kernel %s is not approved", [node.kernel]), "field": ["metadata", "labels"]})
+}
+`
+
+func TestCustomRuleWithDataAddsFindingsAndMeta(t *testing.T) {
+	dir := writePolicy(t, "acme.rego", customRule)
+	data := filepath.Join(t.TempDir(), "kernels.yaml")
+	if err := os.WriteFile(data, []byte("acme:\n  kernels: [5.15.0-119-generic]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(context.Background(), Options{Policies: []string{dir}, Data: []string{data}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.Custom() {
+		t.Fatal("custom rules not noticed")
+	}
+	node := func(name, kernel string) map[string]any {
+		return map[string]any{"name": name, "gpu": true, "kernel": kernel, "tag": "", "problems": []any{},
+			"object": map[string]any{"kind": "Node", "namespace": "", "name": name}}
+	}
+	fs, err := eval(t, e, map[string]any{
+		"catalog": map[string]any{"configured": false},
+		"nodes":   []any{node("ok", "5.15.0-119-generic"), node("bad", "6.8.0-52-generic")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 1 || fs[0].Rule != "ACME001" || fs[0].Node != "bad" || fs[0].Severity != Warning {
+		t.Fatalf("findings %+v", fs)
+	}
+	if len(fs[0].Field) != 2 {
+		t.Fatalf("field %v not kept", fs[0].Field)
+	}
+	var ids []string
+	for _, r := range e.Rules() {
+		ids = append(ids, r.ID)
+	}
+	if got := strings.Join(ids, ","); !strings.Contains(got, "ACME001") || !strings.HasPrefix(got, "ACME001,DRV001,DRV002") {
+		t.Fatalf("rules %s", got)
+	}
+}
+
+func TestBadPoliciesAreOneLineErrorsWithFileAndLine(t *testing.T) {
+	cases := map[string]struct{ src, want string }{
+		"parse":   {"package drvcheck.rules.x\n\nfindings contains f if {\n  f := \n}\n", "x.rego:5: rego_parse_error"},
+		"compile": {"package drvcheck.rules.x\n\nfindings contains f if {\n  f := undefined_fn(1)\n}\n", "x.rego:4: rego_type_error"},
+		"package": {"package main\n\ndeny contains 1 if true\n", "x.rego:1: package main is not under drvcheck.rules"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := writePolicy(t, "x.rego", c.src)
+			_, err := New(context.Background(), Options{Policies: []string{dir}})
+			if err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, c.want)) {
+				t.Fatalf("error %v, want prefix %q", err, filepath.Join(dir, c.want))
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error spans lines: %q", err)
+			}
+		})
+	}
+}
+
+func TestRuntimeErrorsAndBadFindingsFail(t *testing.T) {
+	cases := map[string]struct{ src, want string }{
+		"builtin error": {`package drvcheck.rules.x
+findings contains f if {
+	n := to_number("not a number")
+	f := {"rule": "X", "title": "t", "severity": "error", "message": sprintf("%v", [n]), "object": {"kind": "Node", "namespace": "", "name": "a"}}
+}`, "x.rego:3: eval_builtin_error"},
+		"no severity": {`package drvcheck.rules.x
+findings contains {"rule": "X", "title": "t", "message": "m", "object": {"kind": "Node", "namespace": "", "name": "a"}}`, `policy: rule X: severity "" is not error, warning or info`},
+		"no object": {`package drvcheck.rules.x
+findings contains {"rule": "X", "title": "t", "severity": "error", "message": "m"}`, "policy: rule X: a finding has no object"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := writePolicy(t, "x.rego", c.src)
+			e, err := New(context.Background(), Options{Policies: []string{dir}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = eval(t, e, map[string]any{"nodes": []any{}, "catalog": map[string]any{"configured": false}})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestMissingPolicyAndDataPaths(t *testing.T) {
+	if _, err := New(context.Background(), Options{Policies: []string{"nope"}}); err == nil || err.Error() != "policy nope: no such file or directory" {
+		t.Fatalf("policy error %v", err)
+	}
+	if _, err := New(context.Background(), Options{Data: []string{"nope.json"}}); err == nil || !strings.HasPrefix(err.Error(), "data:") {
+		t.Fatalf("data error %v", err)
+	}
+}
+
+func TestSortFollowsTheContract(t *testing.T) {
+	fs := []Finding{
+		{Rule: "DRV010", Object: ObjectRef{Namespace: "b", Name: "a"}},
+		{Rule: "DRV001", Object: ObjectRef{Name: "z"}},
+		{Rule: "DRV010", Object: ObjectRef{Namespace: "a", Name: "z"}},
+		{Rule: "DRV001", Object: ObjectRef{Name: "a"}},
+	}
+	Sort(fs)
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.Rule+":"+f.Object.Namespace+"/"+f.Object.Name)
+	}
+	if strings.Join(got, " ") != "DRV001:/a DRV001:/z DRV010:a/z DRV010:b/a" {
+		t.Fatalf("order %v", got)
+	}
+}
