@@ -15,9 +15,8 @@ type group struct {
 	ns     string
 	labels map[string]string
 	terms  []antiTerm
-	// rules is computed once, when a pod of the group is first placed.
+	// rules is what keeps its pods off nodes (buildRules).
 	rules []rule
-	ruled bool
 }
 
 // antiTerm is one required podAntiAffinity term, parsed.
@@ -92,40 +91,57 @@ func mergeLabelKeys(sel labels.Selector, t corev1.PodAffinityTerm, podLabels map
 	return sel, nil
 }
 
-// selects reports whether term, written in namespace ownerNS, selects the
-// pods of g. Without namespaces and namespaceSelector a term covers its own
-// namespace only (the scheduler's rule).
-func (t antiTerm) selects(ownerNS string, g *group, nsLabels func(string) labels.Set) bool {
-	inNS := t.namespaces[g.ns] || (t.nsSel != nil && t.nsSel.Matches(nsLabels(g.ns)))
-	if len(t.namespaces) == 0 && t.nsSel == nil {
-		inNS = g.ns == ownerNS
+// rulesFor lists what keeps a pod of g off a node: its own terms against
+// other groups, and other groups' terms against g (the scheduler's
+// satisfyPodAntiAffinity and satisfyExistingPodsAntiAffinity).
+func (m *Model) rulesFor(g *group) []rule { return g.rules }
+
+// buildRules joins every anti-affinity term with the groups it selects,
+// once: a term of X selecting Y keeps Y off X's domains and X off Y's. The
+// groups are indexed by namespace and label so that a term with an
+// equality or In requirement looks only at the groups carrying that label
+// value (labelIndex), never at every group.
+func (m *Model) buildRules() {
+	ix := newLabelIndex[*group]()
+	for _, g := range m.groups {
+		ix.add(g.ns, g.labels, g)
 	}
-	return inNS && t.sel.Matches(labels.Set(g.labels))
+	for _, x := range m.termGroups {
+		for _, t := range x.terms {
+			for _, y := range selected(ix, t, x.ns, m.nsLabels) {
+				x.rules = append(x.rules, rule{key: t.key, other: y})
+				if y != x {
+					y.rules = append(y.rules, rule{key: t.key, other: x})
+				}
+			}
+		}
+	}
 }
 
-// rulesFor lists what keeps a pod of g off a node: its own terms against
-// every group, and every other group's terms against g (the scheduler's
-// satisfyPodAntiAffinity and satisfyExistingPodsAntiAffinity).
-func (m *Model) rulesFor(g *group) []rule {
-	if g.ruled {
-		return g.rules
-	}
-	g.ruled = true
-	for _, t := range g.terms {
-		for _, o := range m.groups {
-			if t.selects(g.ns, o, m.nsLabels) {
-				g.rules = append(g.rules, rule{key: t.key, other: o})
+// selected lists the groups term t (written in ownerNS) selects.
+func selected(ix *labelIndex[*group], t antiTerm, ownerNS string, nsLabels func(string) labels.Set) []*group {
+	var out []*group
+	for _, ns := range ix.ns {
+		if !t.coversNS(ownerNS, ns, nsLabels) {
+			continue
+		}
+		for _, g := range ix.candidates(t.sel, ns) {
+			if t.sel.Matches(labels.Set(g.labels)) {
+				out = append(out, g)
 			}
 		}
 	}
-	for _, o := range m.termGroups {
-		for _, t := range o.terms {
-			if t.selects(o.ns, g, m.nsLabels) {
-				g.rules = append(g.rules, rule{key: t.key, other: o})
-			}
-		}
+	return out
+}
+
+// coversNS reports whether term t, written in ownerNS, covers namespace ns.
+// Without namespaces and namespaceSelector a term covers its own namespace
+// only (the scheduler's rule).
+func (t antiTerm) coversNS(ownerNS, ns string, nsLabels func(string) labels.Set) bool {
+	if len(t.namespaces) == 0 && t.nsSel == nil {
+		return ns == ownerNS
 	}
-	return g.rules
+	return t.namespaces[ns] || (t.nsSel != nil && t.nsSel.Matches(nsLabels(ns)))
 }
 
 // nsLabels are a namespace's labels; a namespace not read still carries

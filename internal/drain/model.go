@@ -33,6 +33,7 @@ type Model struct {
 	counts     map[countKey]int
 
 	eligibleCache map[*sched.Placement][]*corev1.Node
+	placements    map[placementKey]*sched.Placement
 }
 
 // New builds the model of inv: from a cluster (inv.Live) its pods and
@@ -103,18 +104,25 @@ func (m *Model) prepare() {
 		m.topoKeys = append(m.topoKeys, k)
 	}
 	slices.Sort(m.topoKeys)
+	m.buildRules()
 }
 
-// index lists the pods per node and counts them per anti-affinity domain.
+// index lists the pods per node and, unless place did, counts them per
+// anti-affinity domain.
 func (m *Model) index() {
 	m.onNode = map[string][]*Pod{}
-	m.counts = map[countKey]int{}
+	count := m.counts == nil
+	if count {
+		m.counts = map[countKey]int{}
+	}
 	for _, p := range m.Pods {
 		if p.Node == "" {
 			continue
 		}
 		m.onNode[p.Node] = append(m.onNode[p.Node], p)
-		m.addCounts(m.counts, p, p.Node, 1)
+		if count {
+			m.addCounts(m.counts, p, p.Node, 1)
+		}
 	}
 	for _, ps := range m.onNode {
 		sortPods(ps)
@@ -130,26 +138,26 @@ func sortPods(ps []*Pod) {
 // joinBudgets parses every budget's selector, finds its pods and templates,
 // and counts its status.
 func (m *Model) joinBudgets(inv *inventory.Inventory, where func(load.Ref) string) error {
-	byNS := map[string][]*Pod{}
+	pods := newLabelIndex[*Pod]()
 	for _, p := range m.Pods {
-		byNS[p.Namespace] = append(byNS[p.Namespace], p)
+		pods.add(p.Namespace, p.Labels, p)
 	}
-	templates := map[string][]*inventory.Workload{}
+	templates := newLabelIndex[*inventory.Workload]()
 	for _, w := range inv.Workloads() {
-		templates[w.Ref.Namespace] = append(templates[w.Ref.Namespace], w)
+		templates.add(w.Ref.Namespace, w.Template.Labels, w)
 	}
 	for _, pdb := range inv.PDBs {
 		b, err := newBudget(pdb, where)
 		if err != nil {
 			return err
 		}
-		for _, p := range byNS[pdb.Namespace] {
+		for _, p := range pods.candidates(b.Selector, pdb.Namespace) {
 			if b.Selector.Matches(labels.Set(p.Labels)) {
 				b.Pods = append(b.Pods, p)
 				p.Budgets = append(p.Budgets, b)
 			}
 		}
-		for _, w := range templates[pdb.Namespace] {
+		for _, w := range templates.candidates(b.Selector, pdb.Namespace) {
 			if b.Selector.Matches(labels.Set(w.Template.Labels)) {
 				b.Templates = append(b.Templates, w.Ref)
 			}

@@ -330,3 +330,26 @@ metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}`
 		t.Fatalf("drain %+v", res)
 	}
 }
+
+// Fits is a shortcut for Room: it must never say yes where Room refuses.
+func TestFitsAgreesWithRoom(t *testing.T) {
+	for _, m := range []*Model{
+		labModel(t, ""),
+		labModel(t, pdb("trainer-pdb", "gpu-drv", "minAvailable: 3", "app: trainer")),
+		yamlModel(t, nodes(3), deployment("web", 3, "app: web, tier: a", ""),
+			pdb("by-app", "default", "minAvailable: 1", "app: web"), pdb("by-tier", "default", "maxUnavailable: 1", "tier: a")),
+	} {
+		for _, n := range m.Nodes {
+			room := m.NewSim(Flags{}).Room(n.Name)
+			if m.Fits(n.Name) && room.Blocked() {
+				t.Errorf("%s: Fits, but Room refuses: %+v", n.Name, room)
+			}
+		}
+	}
+	if !labModel(t, pdb("trainer-pdb", "gpu-drv", "minAvailable: 3", "app: trainer")).Fits("lab-node-1") {
+		t.Error("minAvailable 3 of 4: lab-node-1 should fit")
+	}
+	if labModel(t, "").Fits("lab-node-1") {
+		t.Error("minAvailable 4 of 4: lab-node-1 should not fit")
+	}
+}

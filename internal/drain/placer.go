@@ -2,6 +2,7 @@ package drain
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -46,7 +47,10 @@ func (m *Model) addCounts(counts map[countKey]int, p *Pod, node string, d int) {
 // honour them.
 func (m *Model) place() {
 	s := m.NewSim(Flags{})
-	s.fleet = sched.NewFleet(uncordoned(m.Nodes), m.keys)
+	s.delta = map[countKey]int{}
+	if slices.ContainsFunc(m.Nodes, func(n *corev1.Node) bool { return n.Spec.Unschedulable }) {
+		s.fleet = sched.NewFleet(uncordoned(m.Nodes), m.keys)
+	}
 	for _, p := range m.Pods {
 		if p.Spec.NodeName == "" {
 			continue
@@ -70,6 +74,7 @@ func (m *Model) place() {
 		p.Node = node
 		m.addCounts(s.delta, p, node, 1)
 	}
+	m.counts = s.delta // the domain counts of the pods as placed
 }
 
 // eligible lists the nodes whose class passes the filters, by name; cached
@@ -86,30 +91,73 @@ func (m *Model) eligible(pl *sched.Placement) []*corev1.Node {
 	return e
 }
 
+// placement is fleet.Place(spec), remembered per spec: replicas share
+// their template's spec, and Place would otherwise key its own cache anew
+// for every pod.
+func (m *Model) placement(fleet *sched.Fleet, spec *corev1.PodSpec) *sched.Placement {
+	k := placementKey{fleet, spec}
+	if pl, ok := m.placements[k]; ok {
+		return pl
+	}
+	if m.placements == nil {
+		m.placements = map[placementKey]*sched.Placement{}
+	}
+	pl := fleet.Place(spec)
+	m.placements[k] = pl
+	return pl
+}
+
+type placementKey struct {
+	fleet *sched.Fleet
+	spec  *corev1.PodSpec
+}
+
 // find returns the node a new pod like p lands on now, or "" and the
 // scheduler-style reason why none fits.
 func (s *Sim) find(p *Pod) (node, why string) {
-	pl := s.fleet.Place(p.Spec)
+	return s.search(p, false)
+}
+
+// search walks the nodes p's constraints admit, from the placement's
+// cursor. A dry run takes p off its node for the test (it is about to be
+// evicted) and leaves the cursor where it is.
+func (s *Sim) search(p *Pod, dry bool) (node, why string) {
+	var self *corev1.Node
+	if dry {
+		self = s.m.node[s.NodeOf(p)]
+	}
+	pl := s.m.placement(s.fleet, p.Spec)
 	nodes := s.m.eligible(pl)
 	tolerates := sched.ToleratesCordon(p.Spec)
 	rules := s.m.rulesFor(p.group)
 	start := s.cursor[pl]
 	for i := range nodes {
 		n := nodes[(start+i)%len(nodes)]
-		if (s.cordoned[n.Name] && !tolerates) || s.conflicts(rules, n) {
+		if (s.cordoned[n.Name] && !tolerates) || s.conflicts(rules, n, p.group, self) {
 			continue
 		}
-		s.cursor[pl] = (start + i + 1) % len(nodes)
+		if !dry {
+			s.setCursor(pl, (start+i+1)%len(nodes))
+		}
 		return n.Name, ""
 	}
 	return "", s.whyNot(pl, nodes, tolerates, rules)
 }
 
 // conflicts reports whether a rule keeps the pod off n: a pod of the rule's
-// group sits in n's domain. A node without the topology key passes.
-func (s *Sim) conflicts(rules []rule, n *corev1.Node) bool {
+// group sits in n's domain. A node without the topology key passes. With
+// self (the node of the pod being tested), that pod does not count.
+func (s *Sim) conflicts(rules []rule, n *corev1.Node, g *group, self *corev1.Node) bool {
 	for _, r := range rules {
-		if v, ok := n.Labels[r.key]; ok && s.count(countKey{r.other, r.key, v}) > 0 {
+		v, ok := n.Labels[r.key]
+		if !ok {
+			continue
+		}
+		c := s.count(countKey{r.other, r.key, v})
+		if self != nil && r.other == g && self.Labels[r.key] == v {
+			c--
+		}
+		if c > 0 {
 			return true
 		}
 	}
@@ -130,7 +178,7 @@ func (s *Sim) whyNot(pl *sched.Placement, nodes []*corev1.Node, tolerates bool, 
 		switch {
 		case s.cordoned[n.Name] && !tolerates:
 			reasons[sched.ReasonUnschedulable]++
-		case s.conflicts(rules, n):
+		case s.conflicts(rules, n, nil, nil):
 			reasons[ReasonAntiAffinity]++
 		}
 	}

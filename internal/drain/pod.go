@@ -41,6 +41,16 @@ func (p *Pod) Key() string { return p.Namespace + "/" + p.Name }
 // healthy is the disruption controller's test: not being deleted and Ready.
 func (p *Pod) healthy() bool { return !p.Deleting && p.Ready }
 
+// skipsBudgets: the eviction API deletes finished, Pending and deleting
+// pods without a budget check.
+func (p *Pod) skipsBudgets() bool {
+	switch p.Phase {
+	case corev1.PodSucceeded, corev1.PodFailed, corev1.PodPending:
+		return true
+	}
+	return p.Deleting
+}
+
 func (p *Pod) candidate() Candidate {
 	return Candidate{Phase: p.Phase, Deleting: p.Deleting, Ready: p.Ready}
 }

@@ -119,3 +119,27 @@ func (s *Sim) WithoutBudgets() *Sim {
 	}
 	return c
 }
+
+// Fits reports whether every eviction from node passes its budget even if
+// no evicted pod ever came back: no pod under two budgets, no unready pod
+// (whose fate depends on the eviction policy), and each budget allowing at
+// least as many disruptions as it has pods there. Then Room would find
+// nothing, and needs no simulation.
+func (m *Model) Fits(node string) bool {
+	need := map[*Budget]int32{}
+	for _, p := range m.onNode[node] {
+		if p.Verdict.Stays != "" || p.skipsBudgets() || len(p.Budgets) == 0 {
+			continue
+		}
+		if len(p.Budgets) > 1 || !p.healthy() {
+			return false
+		}
+		need[p.Budgets[0]]++
+	}
+	for b, n := range need {
+		if b.Count.Allowed < n {
+			return false
+		}
+	}
+	return true
+}

@@ -72,28 +72,29 @@ type DrainResult struct {
 func (r DrainResult) Done() bool { return len(r.Blocked) == 0 && len(r.Refused) == 0 }
 
 // NewSim starts a simulation from the model as read, with the drain flags.
+// Its maps are made on first write: most simulations touch a few pods.
 func (m *Model) NewSim(f Flags) *Sim {
-	return &Sim{
-		Flags: f, m: m, fleet: m.fleet,
-		at: map[*Pod]string{}, health: map[*Pod]bool{}, gone: map[*Pod]bool{},
-		arrived: map[string][]*Pod{}, cordoned: map[string]bool{},
-		cursor: map[*sched.Placement]int{}, delta: map[countKey]int{},
-		budgets: map[*Budget]*budgetState{},
-	}
+	return &Sim{Flags: f, m: m, fleet: m.fleet}
 }
 
 // Clone copies the simulation.
 func (s *Sim) Clone() *Sim {
 	c := *s
 	c.at, c.health, c.gone = maps.Clone(s.at), maps.Clone(s.health), maps.Clone(s.gone)
-	c.arrived = map[string][]*Pod{}
+	c.arrived = nil
 	for k, v := range s.arrived {
+		if c.arrived == nil {
+			c.arrived = map[string][]*Pod{}
+		}
 		c.arrived[k] = append([]*Pod(nil), v...)
 	}
 	c.pending = append([]*Pod(nil), s.pending...)
 	c.cordoned, c.cursor, c.delta = maps.Clone(s.cordoned), maps.Clone(s.cursor), maps.Clone(s.delta)
-	c.budgets = map[*Budget]*budgetState{}
+	c.budgets = nil
 	for k, v := range s.budgets {
+		if c.budgets == nil {
+			c.budgets = map[*Budget]*budgetState{}
+		}
 		bs := *v
 		c.budgets[k] = &bs
 	}
@@ -116,7 +117,12 @@ func (s *Sim) Cordoned(node string) bool { return s.cordoned[node] }
 
 // Cordon marks node unschedulable, as kubectl cordon and the first step of
 // every drain do.
-func (s *Sim) Cordon(node string) { s.cordoned[node] = true }
+func (s *Sim) Cordon(node string) {
+	if s.cordoned == nil {
+		s.cordoned = map[string]bool{}
+	}
+	s.cordoned[node] = true
+}
 
 // PodsOn lists the pods on node now, by namespace and name.
 func (s *Sim) PodsOn(node string) []*Pod {
@@ -236,6 +242,9 @@ func (s *Sim) replace(p *Pod) Eviction {
 	s.setHealthy(p, false)
 	s.move(p, "")
 	if p.Controller == "" || p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed {
+		if s.gone == nil {
+			s.gone = map[*Pod]bool{}
+		}
 		s.gone[p] = true
 		e.Gone = true
 		return e
@@ -269,16 +278,14 @@ func (s *Sim) wouldLand(p *Pod) bool {
 	if p.Controller == "" {
 		return false
 	}
-	from := s.NodeOf(p)
-	s.m.addCounts(s.delta, p, from, -1)
-	saved := maps.Clone(s.cursor)
-	to, _ := s.find(p)
-	s.cursor = saved
-	s.m.addCounts(s.delta, p, from, 1)
+	to, _ := s.search(p, true)
 	return to != ""
 }
 
 func (s *Sim) move(p *Pod, to string) {
+	if s.at == nil {
+		s.at, s.arrived, s.delta = map[*Pod]string{}, map[string][]*Pod{}, map[countKey]int{}
+	}
 	if from := s.NodeOf(p); from != "" {
 		s.m.addCounts(s.delta, p, from, -1)
 	}
@@ -301,6 +308,9 @@ func (s *Sim) setHealthy(p *Pod, h bool) {
 	if s.isHealthy(p) == h {
 		return
 	}
+	if s.health == nil {
+		s.health = map[*Pod]bool{}
+	}
 	s.health[p] = h
 	d := int32(-1)
 	if h {
@@ -316,6 +326,9 @@ func (s *Sim) state(b *Budget) *budgetState {
 	if !ok {
 		c := b.Count
 		bs = &budgetState{expected: c.Expected, desired: c.Desired, healthy: c.Healthy, syncErr: c.SyncErr}
+		if s.budgets == nil {
+			s.budgets = map[*Budget]*budgetState{}
+		}
 		s.budgets[b] = bs
 	}
 	return bs
@@ -342,4 +355,11 @@ func (s *Sim) relax(b *Budget, x int32, asInt bool) {
 	if asInt {
 		bs.intBase = bs.healthy
 	}
+}
+
+func (s *Sim) setCursor(pl *sched.Placement, i int) {
+	if s.cursor == nil {
+		s.cursor = map[*sched.Placement]int{}
+	}
+	s.cursor[pl] = i
 }

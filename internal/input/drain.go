@@ -16,24 +16,40 @@ func addDrain(doc map[string]any, m *drain.Model) {
 	doc["drain"] = drainEntries(m)
 }
 
-// drainEntries drains each GPU node alone, on the fleet as read.
+// drainEntries drains each GPU node alone, on the fleet as read. A node
+// whose evictions all fit their budgets outright is not simulated.
 func drainEntries(m *drain.Model) map[string]any {
 	out := map[string]any{}
 	for _, n := range m.Nodes {
 		if !nodefacts.Of(n).GPU {
 			continue
 		}
-		room := m.NewSim(drain.Flags{}).Room(n.Name)
+		room := drain.Room{Node: n.Name}
+		if !m.Fits(n.Name) {
+			room = m.NewSim(drain.Flags{}).Room(n.Name)
+		}
 		out[n.Name] = drainEntry(m, room)
 	}
 	return out
 }
 
+// drainEntry is what kubectl drain's filters make of the node's pods, and
+// the budgets that refuse.
 func drainEntry(m *drain.Model, r drain.Room) map[string]any {
-	d := r.Drain
-	stays := []any{}
-	for _, p := range d.Stays {
-		stays = append(stays, map[string]any{"pod": p.Key(), "reason": p.Verdict.Stays})
+	stays, force, emptyDir := []any{}, []*drain.Pod{}, []*drain.Pod{}
+	pods := m.PodsOn(r.Node)
+	for _, p := range pods {
+		v := p.Verdict
+		switch {
+		case v.Stays != "":
+			stays = append(stays, map[string]any{"pod": p.Key(), "reason": v.Stays})
+		case v.NeedsForce && v.NeedsDeleteEmptyDir:
+			force, emptyDir = append(force, p), append(emptyDir, p)
+		case v.NeedsForce:
+			force = append(force, p)
+		case v.NeedsDeleteEmptyDir:
+			emptyDir = append(emptyDir, p)
+		}
 	}
 	refusals := []any{}
 	for _, f := range r.Refusals {
@@ -56,11 +72,11 @@ func drainEntry(m *drain.Model, r drain.Room) map[string]any {
 		overlaps = append(overlaps, map[string]any{"pod": o.Pod.Key(), "budgets": anyStrings(names)})
 	}
 	return map[string]any{
-		"pods":                  len(m.PodsOn(r.Node)),
-		"evictions":             len(d.Evicted) + len(d.Blocked),
+		"pods":                  len(pods),
+		"evictions":             len(pods) - len(stays),
 		"stays":                 stays,
-		"needs_force":           podEntries(d.NeedsForce),
-		"needs_delete_emptydir": podEntries(d.NeedsDeleteEmptyDir),
+		"needs_force":           podEntries(force),
+		"needs_delete_emptydir": podEntries(emptyDir),
 		"refusals":              refusals,
 		"overlaps":              overlaps,
 	}
