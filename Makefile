@@ -6,7 +6,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 LAB     := testdata/lab
 
-.PHONY: build test lint demo fuzz bench clean
+.PHONY: build test lint demo fuzz bench clean image
 
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/drvcheck
@@ -32,6 +32,18 @@ FUZZTIME ?= 30s
 fuzz:
 	$(GO) test ./internal/load -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/catalog -run '^$$' -fuzz '^FuzzParseMatrix$$' -fuzztime $(FUZZTIME)
+
+# The container image as an OCI image layout in $(IMAGE_DIR), built without
+# a Docker daemon (hack/ociimage): scratch, the static binary at /drvcheck,
+# CA certificates, user 65532. Push it with e.g.
+#   crane push $(IMAGE_DIR) ghcr.io/you/drvcheck:$(VERSION)
+IMAGE_DIR  ?= bin/image
+IMAGE_TAG  ?= drvcheck:$(VERSION)
+IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
+IMAGE_CA   ?= /etc/ssl/certs/ca-certificates.crt
+image:
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/linux-$(IMAGE_ARCH)/drvcheck ./cmd/drvcheck
+	$(GO) run ./hack/ociimage -binary bin/linux-$(IMAGE_ARCH)/drvcheck -arch $(IMAGE_ARCH) -ca-bundle "$(IMAGE_CA)" -out $(IMAGE_DIR) -tag $(IMAGE_TAG) -version $(VERSION)
 
 # Benchmarks, then the speed budget on the target fleet (5,000 nodes,
 # 20,000 workloads, 5,000 budgets): check <= 1.5x decode, <= 1 GiB.

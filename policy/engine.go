@@ -22,6 +22,7 @@ type Engine struct {
 	findings rego.PreparedEvalQuery
 	rules    []Rule
 	custom   bool
+	store    storage.Store // the user's data (--data), read by Data
 }
 
 // New compiles the built-in and the user's rules and prepares the query.
@@ -48,7 +49,7 @@ func New(ctx context.Context, opt Options) (*Engine, error) {
 	if err != nil {
 		return nil, oneLine(err)
 	}
-	e := &Engine{findings: pq, custom: len(user) > 0}
+	e := &Engine{findings: pq, custom: len(user) > 0, store: store}
 	if e.rules, err = readRules(ctx, base); err != nil {
 		return nil, err
 	}

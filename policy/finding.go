@@ -75,6 +75,9 @@ type Rule struct {
 type Summary struct {
 	Errors   int `json:"errors"`
 	Warnings int `json:"warnings"`
-	GPUNodes int `json:"gpu_nodes"`
-	Objects  int `json:"objects"`
+	// Suppressed counts findings held back by an exception (not in Errors
+	// or Warnings).
+	Suppressed int `json:"suppressed"`
+	GPUNodes   int `json:"gpu_nodes"`
+	Objects    int `json:"objects"`
 }

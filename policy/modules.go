@@ -61,7 +61,8 @@ func userModules(paths []string, withTests bool) ([]*ast.Module, error) {
 			if err != nil {
 				return err
 			}
-			if pkg := packagePath(m); pkg != "drvcheck" && !strings.HasPrefix(pkg, "drvcheck.") {
+			// Tests are never evaluated as rules, so they may live in any package.
+			if pkg := packagePath(m); !isTest(path) && pkg != "drvcheck" && !strings.HasPrefix(pkg, "drvcheck.") {
 				return fmt.Errorf("%s:%d: package %s is not under %s; drvcheck only evaluates data.%s[_].findings",
 					path, m.Package.Location.Row, pkg, RulesPackage, RulesPackage)
 			}
@@ -79,8 +80,10 @@ func isRego(path string, withTests bool) bool {
 	if !strings.HasSuffix(path, ".rego") {
 		return false
 	}
-	return withTests || !strings.HasSuffix(path, "_test.rego")
+	return withTests || !isTest(path)
 }
+
+func isTest(path string) bool { return strings.HasSuffix(path, "_test.rego") }
 
 func parseModule(name string, src []byte) (*ast.Module, error) {
 	m, err := ast.ParseModuleWithOpts(name, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})

@@ -32,7 +32,12 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return printAudit(e, res.Findings)
+	// audit states facts: an exception does not make a missing image exist.
+	fs := res.Findings
+	for _, s := range res.Suppressed {
+		fs = append(fs, s.Finding)
+	}
+	return printAudit(e, fs)
 }
 
 // printAudit prints one MISSING line per node, sorted by node name, or OK.

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/internal/runner"
 )
 
 func runCheck(ctx context.Context, e *env, args []string) error {
 	o := newFlags("check", "[PATH...]", e.stderr)
+	o.addReportFlag()
 	if err := o.parse(args); err != nil {
 		return err
 	}
@@ -25,8 +25,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if !o.sourcesConfigured() {
 		fmt.Fprintln(e.stderr, "drvcheck: no --matrix or --registry given; DRV001 (missing-driver-image) is skipped")
 	}
-	rep := render.Report{Findings: res.Findings, Summary: res.Summary, Rules: res.Rules}
-	if err := render.Render(e.stdout, o.output, rep, render.Options{Color: e.color}); err != nil {
+	if err := o.emit(e, res); err != nil {
 		return err
 	}
 	if o.fails(res.Findings) {

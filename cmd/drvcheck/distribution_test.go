@@ -379,13 +379,6 @@ func writeCertificates(t *testing.T, dir string) string {
 	return caFile
 }
 
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func randomHex(t *testing.T, n int) string {
 	b := make([]byte, n)
 	if _, err := rand.Read(b); err != nil {

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/drvcheck/drvcheck/internal/config"
+	"github.com/drvcheck/drvcheck/internal/cuda"
 	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/internal/runner"
 	"github.com/drvcheck/drvcheck/policy"
@@ -18,8 +20,10 @@ import (
 // options are the flags every command shares (see the contract).
 type options struct {
 	matrix, registry, policies, data, ignore []string
+	reports                                  []string // --report FORMAT=FILE
 	output, failOn, configPath               string
 	reg                                      registryFlags
+	cudaCompat                               string
 
 	fs   *pflag.FlagSet
 	conf *config.File
@@ -38,6 +42,7 @@ func newFlags(name, args string, stderr io.Writer) *options {
 	fs.StringArrayVar(&o.ignore, "ignore", nil, "glob of paths to skip when walking folders; repeatable")
 	fs.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(render.Formats(), ", "))
 	fs.StringVar(&o.failOn, "fail-on", policy.Error, "lowest severity that exits 1: error, warning or none")
+	fs.StringVar(&o.cudaCompat, "cuda-compat", string(cuda.Minor), "driver floor of a CUDA image: minor (the major's minor-version compatibility floor) or strict (the toolkit's own minimum driver)")
 	fs.StringVar(&o.configPath, "config", "", "config file (default .drvcheck.yaml in the working folder, when present)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: drvcheck %s %s\n\nFlags:\n%s", name, args, fs.FlagUsages())
@@ -73,6 +78,9 @@ func (o *options) parse(args []string) error {
 	if conf.Output != "" && !o.fs.Changed("output") {
 		o.output = conf.Output
 	}
+	if conf.CUDACompat != "" && !o.fs.Changed("cuda-compat") {
+		o.cudaCompat = conf.CUDACompat
+	}
 	return o.validate()
 }
 
@@ -83,17 +91,19 @@ func (o *options) fromConfig(flag string, dst *[]string, vals []string) {
 }
 
 func (o *options) validate() error {
+	if _, err := cuda.ParseCompat(o.cudaCompat); err != nil {
+		return err
+	}
 	switch o.failOn {
 	case policy.Error, policy.Warning, "none":
 	default:
 		return fmt.Errorf("--fail-on %q: want error, warning or none", o.failOn)
 	}
-	for _, f := range render.Formats() {
-		if f == o.output {
-			return nil
-		}
+	if !slices.Contains(render.Formats(), o.output) {
+		return fmt.Errorf("--output %q: want one of %s", o.output, strings.Join(render.Formats(), ", "))
 	}
-	return fmt.Errorf("--output %q: want one of %s", o.output, strings.Join(render.Formats(), ", "))
+	_, err := o.reportFiles()
+	return err
 }
 
 // runnerConfig turns the options and the paths into what a run reads.
@@ -108,6 +118,9 @@ func (o *options) runnerConfig(e *env, paths []string) runner.Config {
 
 		Registry:        o.registry,
 		RegistryOptions: o.registryOptions(e.stderr),
+		CUDACompat:      o.cudaCompat,
+		Exceptions:      o.conf.Exceptions,
+		ConfigFile:      o.conf.Path,
 	}
 }
 

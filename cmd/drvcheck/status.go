@@ -33,8 +33,11 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := runner.Evaluate(ctx, engine, inv, cat)
+	res, err := runner.Evaluate(ctx, engine, inv, cat, runner.Settings{CUDACompat: cfg.CUDACompat})
 	if err != nil {
+		return err
+	}
+	if err := runner.Except(res, cfg); err != nil {
 		return err
 	}
 	rows := status.Rows(res.Drain, cat, res.Findings)

@@ -2,6 +2,7 @@ package input
 
 import (
 	"github.com/drvcheck/drvcheck/internal/catalog"
+	"github.com/drvcheck/drvcheck/internal/cuda"
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
@@ -13,6 +14,10 @@ type Options struct {
 	// that need more than the facts. Built-in rules never read it, so it is
 	// only built when custom policies are loaded.
 	Objects any
+	// CUDA turns images into driver floors (--cuda-compat, and the user's
+	// additions to the image table); the zero value is minor-version
+	// compatibility with the built-in table.
+	CUDA cuda.Policy
 	// Drain is the pod and budget model (drain.New); it adds input.pdbs
 	// and input.drain.
 	Drain *drain.Model
@@ -33,6 +38,7 @@ func Build(inv *inventory.Inventory, cat *catalog.Catalog, opt Options) map[stri
 		"summary": map[string]any{"gpu_nodes": gpu, "objects": inv.Objects},
 	}
 	addDrain(doc, opt.Drain)
+	doc["workloads"] = workloadEntries(inv, opt.CUDA)
 	if opt.Objects != nil {
 		doc["objects"] = opt.Objects
 	}

@@ -23,7 +23,8 @@ type Options struct {
 
 // Load reads every object under paths. Folders are walked recursively for
 // .yaml, .yml and .json files, skipping hidden folders such as .git and
-// .github; files named explicitly are read whatever their extension.
+// .github and hidden files such as .drvcheck.yaml; files named explicitly
+// are read whatever their extension.
 func Load(paths []string, opt Options) ([]*Object, error) {
 	files, err := expand(paths, opt)
 	if err != nil {
@@ -65,7 +66,6 @@ func readSource(src *Source, stdin io.Reader) ([]*Object, error) {
 			stdin = os.Stdin
 		}
 		data, err = io.ReadAll(stdin)
-		src.data = data
 	} else {
 		data, err = os.ReadFile(src.Name)
 	}
@@ -117,10 +117,15 @@ func walk(root string, ignore []string) ([]*Source, error) {
 			}
 			return nil
 		}
-		if d.IsDir() {
-			if path != root && strings.HasPrefix(d.Name(), ".") {
+		// Hidden folders (.git, .github) and files (.drvcheck.yaml,
+		// .pre-commit-config.yaml) are tooling, never manifests.
+		if path != root && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
 				return filepath.SkipDir
 			}
+			return nil
+		}
+		if d.IsDir() {
 			return nil
 		}
 		switch strings.ToLower(filepath.Ext(path)) {

@@ -31,7 +31,7 @@ func FuzzParse(f *testing.F) {
 			if o.Kind == "" || o.Line < 1 {
 				t.Fatalf("object without kind or line: %+v", o)
 			}
-			NewLocator().Line(o, []any{"metadata", "name"})
+			o.FieldLine([]any{"metadata", "name"})
 		}
 	})
 }

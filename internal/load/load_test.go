@@ -1,6 +1,7 @@
 package load
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -194,7 +195,7 @@ func TestMissingPathAndTheFirstBadFileAreErrors(t *testing.T) {
 	}
 }
 
-func TestLocatorFindsFieldLines(t *testing.T) {
+func TestFieldLines(t *testing.T) {
 	dir := t.TempDir()
 	f := write(t, dir, "list.yaml", `apiVersion: v1
 kind: List
@@ -222,7 +223,6 @@ items:
 	if err != nil {
 		t.Fatal(err)
 	}
-	loc := NewLocator()
 	p := objs[0]
 	terms := []any{"spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"}
 	cases := []struct {
@@ -235,10 +235,11 @@ items:
 		{append(terms, float64(0), "matchExpressions", "1", "operator"), 20},
 		{[]any{"metadata", "labels", "missing"}, 8}, // deepest part found
 		{[]any{"nothing"}, 4},
+		{append(terms, json.Number("0"), "matchExpressions", json.Number("1"), "values", 0), 21},
 	}
 	for _, c := range cases {
-		if got := loc.Line(p, c.path); got != c.want {
-			t.Errorf("Line(%v) = %d, want %d", c.path, got, c.want)
+		if got := p.FieldLine(c.path); got != c.want {
+			t.Errorf("FieldLine(%v) = %d, want %d", c.path, got, c.want)
 		}
 	}
 }

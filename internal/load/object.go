@@ -18,12 +18,14 @@ type Object struct {
 	Line   int // 1-based line where the object's document (or List item) starts
 	Doc    int // index of the document in its source
 	Item   int // index in the List's items, or -1
+
+	lines lineIndex // the document's field lines (see FieldLine)
+	root  uint64    // path hash of the object inside its document
 }
 
 // Source is a file, or standard input, that objects came from.
 type Source struct {
 	Name string // the path as the user gave it, or "-" for standard input
-	data []byte // kept for standard input only, which cannot be read twice
 }
 
 // Ref names an object the way findings do.

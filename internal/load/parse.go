@@ -54,15 +54,16 @@ func documentObjects(src *Source, doc int, n *yaml.Node) ([]*Object, error) {
 		return nil, fmt.Errorf("%d: document is not a mapping", root.Line)
 	}
 	c := &converter{budget: maxNodes}
-	m, err := c.mapping(root)
+	m, err := c.mapping(root, 0)
 	if err != nil {
 		return nil, err
 	}
+	c.lines.sort()
 	obj, err := newObject(m, "", "", root.Line)
 	if err != nil {
 		return nil, err
 	}
-	obj.Source, obj.Doc, obj.Item = src, doc, -1
+	obj.Source, obj.Doc, obj.Item, obj.lines = src, doc, -1, c.lines
 	if !isList(obj) {
 		return []*Object{obj}, nil
 	}
@@ -100,7 +101,8 @@ func listItems(list *Object, root *yaml.Node) ([]*Object, error) {
 		if err != nil {
 			return nil, err
 		}
-		obj.Source, obj.Doc, obj.Item = list.Source, list.Doc, i
+		obj.Source, obj.Doc, obj.Item, obj.lines = list.Source, list.Doc, i, list.lines
+		obj.root = indexHash(keyHash(0, "items"), i)
 		out = append(out, obj)
 	}
 	return out, nil

@@ -15,20 +15,25 @@ const maxNodes = 1 << 22
 
 // converter turns a parsed YAML tree into the plain values that JSON would
 // give (map[string]any, []any, string, int64, float64, bool, nil).
-type converter struct{ budget int }
+type converter struct {
+	budget int
+	lines  lineIndex // filled with the line of every field, by path hash
+}
 
-func (c *converter) value(n *yaml.Node) (any, error) {
+func (c *converter) value(n *yaml.Node, path uint64) (any, error) {
 	c.budget--
 	if c.budget < 0 {
 		return nil, fmt.Errorf("%d: document expands to more than %d values", n.Line, maxNodes)
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
-		return c.mapping(n)
+		return c.mapping(n, path)
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
-		for _, item := range n.Content {
-			v, err := c.value(item)
+		for i, item := range n.Content {
+			h := indexHash(path, i)
+			c.lines.add(h, item.Line)
+			v, err := c.value(item, h)
 			if err != nil {
 				return nil, err
 			}
@@ -36,24 +41,24 @@ func (c *converter) value(n *yaml.Node) (any, error) {
 		}
 		return out, nil
 	case yaml.AliasNode:
-		return c.value(n.Alias)
+		return c.value(n.Alias, path)
 	case yaml.ScalarNode:
 		return scalar(n)
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
-		return c.value(n.Content[0])
+		return c.value(n.Content[0], path)
 	}
 	return nil, fmt.Errorf("%d: unsupported YAML node", n.Line)
 }
 
-func (c *converter) mapping(n *yaml.Node) (map[string]any, error) {
+func (c *converter) mapping(n *yaml.Node, path uint64) (map[string]any, error) {
 	out := make(map[string]any, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
-			if err := c.merge(out, v); err != nil {
+			if err := c.merge(out, v, path); err != nil {
 				return nil, err
 			}
 			continue
@@ -61,7 +66,9 @@ func (c *converter) mapping(n *yaml.Node) (map[string]any, error) {
 		if k.Kind != yaml.ScalarNode {
 			return nil, fmt.Errorf("%d: mapping key is not a scalar", k.Line)
 		}
-		val, err := c.value(v)
+		h := keyHash(path, k.Value)
+		c.lines.add(h, k.Line)
+		val, err := c.value(v, h)
 		if err != nil {
 			return nil, err
 		}
@@ -71,13 +78,13 @@ func (c *converter) mapping(n *yaml.Node) (map[string]any, error) {
 }
 
 // merge applies a "<<" merge key: keys already set win.
-func (c *converter) merge(dst map[string]any, v *yaml.Node) error {
+func (c *converter) merge(dst map[string]any, v *yaml.Node, path uint64) error {
 	srcs := []*yaml.Node{v}
 	if v.Kind == yaml.SequenceNode {
 		srcs = v.Content
 	}
 	for _, s := range srcs {
-		val, err := c.value(s)
+		val, err := c.value(s, path)
 		if err != nil {
 			return err
 		}

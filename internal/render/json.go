@@ -4,18 +4,22 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/drvcheck/drvcheck/internal/exceptions"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
 type jsonReport struct {
 	Findings []policy.Finding `json:"findings"`
-	Summary  policy.Summary   `json:"summary"`
+	// Suppressed lists findings held back by an exception, with the
+	// reason; absent when there are none, so the contract's shape holds.
+	Suppressed []exceptions.Suppressed `json:"suppressed,omitempty"`
+	Summary    policy.Summary          `json:"summary"`
 }
 
 // JSON prints the contract's shape: sorted findings (never null) and the
 // summary.
 func JSON(w io.Writer, r Report, _ Options) error {
-	out := jsonReport{Findings: r.Findings, Summary: r.Summary}
+	out := jsonReport{Findings: r.Findings, Suppressed: r.Suppressed, Summary: r.Summary}
 	if out.Findings == nil {
 		out.Findings = []policy.Finding{}
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/drvcheck/drvcheck/internal/exceptions"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -13,18 +14,35 @@ type Report struct {
 	Findings []policy.Finding
 	Summary  policy.Summary
 	Rules    []policy.Rule
+
+	// Suppressed are findings held back by an exception; every format
+	// counts them and most list them.
+	Suppressed []exceptions.Suppressed
+	// Objects are the objects checked (junit makes a test suite of each).
+	Objects []policy.ObjectRef
 }
 
 // Options tune output for its destination.
 type Options struct {
 	Color bool // ANSI colours (text only)
+
+	// Root is the repository root that sarif, github and markdown make file
+	// paths relative to (see RepoRoot); Dir is the folder relative finding
+	// paths start from. Both empty: paths are printed as they are.
+	Root, Dir string
+	// Version is drvcheck's version, for the SARIF tool entry.
+	Version string
 }
 
 type renderer func(io.Writer, Report, Options) error
 
 var formats = map[string]renderer{
-	"text": Text,
-	"json": JSON,
+	"text":     Text,
+	"json":     JSON,
+	"sarif":    SARIF,
+	"github":   GitHub,
+	"junit":    JUnit,
+	"markdown": Markdown,
 }
 
 // Formats lists the output formats by name.

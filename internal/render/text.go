@@ -45,9 +45,13 @@ func Text(w io.Writer, r Report, opt Options) error {
 		}
 		fmt.Fprintln(bw)
 	}
+	textSuppressed(bw, r, paint)
 	s := r.Summary
-	fmt.Fprintf(bw, "%d error(s), %d warning(s); %d GPU node(s), %d object(s) checked\n",
-		s.Errors, s.Warnings, s.GPUNodes, s.Objects)
+	fmt.Fprintf(bw, "%d error(s), %d warning(s)", s.Errors, s.Warnings)
+	if s.Suppressed > 0 {
+		fmt.Fprintf(bw, ", %d suppressed", s.Suppressed)
+	}
+	fmt.Fprintf(bw, "; %d GPU node(s), %d object(s) checked\n", s.GPUNodes, s.Objects)
 	return bw.Flush()
 }
 
@@ -76,4 +80,17 @@ func ColorFor(f *os.File) bool {
 	}
 	info, err := f.Stat()
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// textSuppressed lists suppressed findings, one line each, so that an
+// exception never hides a finding silently.
+func textSuppressed(w io.Writer, r Report, paint func(code, s string) string) {
+	if len(r.Suppressed) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s (%d)\n", paint(bold, "SUPPRESSED"), len(r.Suppressed))
+	for _, x := range r.Suppressed {
+		fmt.Fprintf(w, "  %s %s  %s  (%s: %s)\n", x.Rule, x.Title, objectName(x.Finding), x.Source, x.Reason)
+	}
+	fmt.Fprintln(w)
 }

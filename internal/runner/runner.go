@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
+	"github.com/drvcheck/drvcheck/internal/config"
 	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/exceptions"
 	"github.com/drvcheck/drvcheck/internal/input"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/load"
@@ -29,6 +32,13 @@ type Config struct {
 	// RegistryOptions say how to reach them (CA, timeout, cache, offline).
 	Registry        []string
 	RegistryOptions registry.Options
+	// CUDACompat is --cuda-compat: minor (default) or strict.
+	CUDACompat string
+	// Exceptions come from the config file named by ConfigFile; Today
+	// decides which have expired (zero: now).
+	Exceptions []config.Exception
+	ConfigFile string
+	Today      time.Time
 }
 
 // Result is the outcome of a run.
@@ -39,6 +49,11 @@ type Result struct {
 	Inventory *inventory.Inventory
 	Catalog   *catalog.Catalog
 	Drain     *drain.Model
+
+	// Suppressed are findings held back by an exception; Expired are
+	// exceptions past their date (see Except).
+	Suppressed []exceptions.Suppressed
+	Expired    []exceptions.Expired
 }
 
 // Inventory loads and decodes the objects under cfg.Paths; keepRaw keeps
@@ -104,11 +119,16 @@ func Check(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Evaluate(ctx, engine, inv, cat)
+	res, err := Evaluate(ctx, engine, inv, cat, Settings{CUDACompat: cfg.CUDACompat})
+	if err != nil {
+		return nil, err
+	}
+	return res, Except(res, cfg)
 }
 
-// Evaluate builds the input document and evaluates engine over it.
-func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Inventory, cat *catalog.Catalog) (*Result, error) {
+// Evaluate builds the input document and evaluates engine over it. The
+// settings are optional; without them the defaults apply.
+func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Inventory, cat *catalog.Catalog, settings ...Settings) (*Result, error) {
 	var opt input.Options
 	if engine.Custom() {
 		opt.Objects = rawObjects(inv)
@@ -118,6 +138,9 @@ func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Invento
 		return nil, err
 	}
 	opt.Drain = model
+	if opt.CUDA, err = cudaPolicy(ctx, engine, settings); err != nil {
+		return nil, err
+	}
 	doc := input.Build(inv, cat, opt)
 	value, err := ast.InterfaceToValue(doc)
 	if err != nil {
@@ -136,14 +159,13 @@ func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Invento
 
 // place fills file and line from where each finding's object was read.
 func place(inv *inventory.Inventory, fs []policy.Finding) {
-	loc := load.NewLocator()
 	for i := range fs {
 		o := inv.Origin(load.Ref(fs[i].Object))
 		if o == nil || o.Source == nil {
 			continue
 		}
 		fs[i].File = o.Source.Name
-		fs[i].Line = loc.Line(o, fs[i].Field)
+		fs[i].Line = o.FieldLine(fs[i].Field)
 	}
 }
 

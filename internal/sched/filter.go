@@ -27,22 +27,24 @@ func newFilter(s *corev1.PodSpec) filter {
 	return filter{spec: s, affinity: nodeaffinity.NewRequiredNodeAffinity(s.NodeSelector, s.Affinity)}
 }
 
-// reason returns why node fails the first filter, in the scheduler's order,
-// or "" when the pod may run there. matches tells whether the node affinity
-// alone matches, whatever the other filters say.
-func (f filter) reason(n *corev1.Node) (reason string, matches bool) {
+// verdict judges node in the scheduler's order. Reason is why node fails
+// the first filter, or "" when the pod may run there; Matches tells whether
+// the node affinity alone matches and Tolerated whether the pod tolerates
+// the node's NoSchedule/NoExecute taints, whatever the other filters say.
+func (f filter) verdict(n *corev1.Node) (reason string, matches, tolerated bool) {
 	// The scheduler ignores the error: a term that cannot be parsed simply
 	// never matches (see reference/k8s-semantics.md §5).
 	matches, _ = f.affinity.Match(n)
+	tolerated = !untolerated(n, f.spec.Tolerations)
 	switch {
 	case n.Spec.Unschedulable && !tolerates(f.spec.Tolerations, &unschedulableTaint):
-		return ReasonUnschedulable, matches
-	case untolerated(n, f.spec.Tolerations):
-		return ReasonTaint, matches
+		reason = ReasonUnschedulable
+	case !tolerated:
+		reason = ReasonTaint
 	case !matches:
-		return ReasonAffinity, matches
+		reason = ReasonAffinity
 	}
-	return "", matches
+	return reason, matches, tolerated
 }
 
 func tolerates(ts []corev1.Toleration, taint *corev1.Taint) bool {

@@ -20,6 +20,13 @@ type Fleet struct {
 	total   int
 	keys    Keys
 	cache   map[string]*Placement
+	evals   int // filter evaluations, one per class and distinct spec
+
+	// For splitting classes further per spec (split.go).
+	all     []*corev1.Node
+	classOf []int                   // index in Classes of each node of all
+	columns map[string][]labelValue // each node's value of a label key, by key
+	splits  map[string][]*Class     // by view
 }
 
 // Keys are the node label keys workloads refer to; only their values can
@@ -33,19 +40,40 @@ type Keys struct {
 // NewFleet groups nodes into classes by the values of keys, their
 // NoSchedule/NoExecute taints and spec.unschedulable.
 func NewFleet(nodes []*corev1.Node, keys Keys) *Fleet {
-	f := &Fleet{total: len(nodes), keys: keys, cache: map[string]*Placement{}}
-	index := map[string]*Class{}
-	for _, n := range nodes {
-		k := keys.classKey(n)
-		c, ok := index[k]
-		if !ok {
-			c = &Class{Rep: n}
-			index[k] = c
-			f.Classes = append(f.Classes, c)
-		}
-		c.Nodes = append(c.Nodes, n)
+	classes, classOf := groupBy(nodes, func(b []byte, i int) []byte { return append(b, keys.classKey(nodes[i])...) })
+	return &Fleet{
+		Classes: classes,
+		total:   len(nodes),
+		keys:    keys,
+		cache:   map[string]*Placement{},
+		all:     nodes,
+		classOf: classOf,
+		columns: map[string][]labelValue{},
+		splits:  map[string][]*Class{},
 	}
-	return f
+}
+
+// groupBy puts nodes into classes by the key appendKey writes for the i-th
+// node, keeping the order of first sight, and returns each node's class
+// index. The key buffer is reused: looking a []byte up as a string does not
+// allocate, so only a new class costs an allocation.
+func groupBy(nodes []*corev1.Node, appendKey func(b []byte, i int) []byte) ([]*Class, []int) {
+	var out []*Class
+	index := map[string]int{}
+	classOf := make([]int, len(nodes))
+	var buf []byte
+	for i, n := range nodes {
+		buf = appendKey(buf[:0], i)
+		c, ok := index[string(buf)]
+		if !ok {
+			c = len(out)
+			index[string(buf)] = c
+			out = append(out, &Class{Rep: n})
+		}
+		out[c].Nodes = append(out[c].Nodes, n)
+		classOf[i] = c
+	}
+	return out, classOf
 }
 
 // Total is the number of nodes in the fleet.
@@ -112,35 +140,6 @@ func (k *Keys) Add(s *corev1.PodSpec) {
 			k.ByName = true
 		}
 	}
-}
-
-// covers reports whether the classes were built on every key s reads.
-func (k Keys) covers(s *corev1.PodSpec) bool {
-	for key := range s.NodeSelector {
-		if !k.Labels[key] {
-			return false
-		}
-	}
-	for _, term := range requiredTerms(s) {
-		for _, r := range term.MatchExpressions {
-			if !k.Labels[r.Key] {
-				return false
-			}
-		}
-		if len(term.MatchFields) > 0 && !k.ByName {
-			return false
-		}
-	}
-	return true
-}
-
-// nodes lists every node of the fleet.
-func (f *Fleet) nodes() []*corev1.Node {
-	out := make([]*corev1.Node, 0, f.total)
-	for _, c := range f.Classes {
-		out = append(out, c.Nodes...)
-	}
-	return out
 }
 
 func requiredTerms(s *corev1.PodSpec) []corev1.NodeSelectorTerm {

@@ -16,14 +16,22 @@ type Placement struct {
 	Matching int            // nodes whose labels match the node affinity and nodeSelector
 	Reasons  map[string]int // failing nodes by the first filter they fail
 	Classes  []ClassVerdict // one per class, in fleet order
+
+	domains map[string]Domains // by topology key, computed on demand
 }
 
 // ClassVerdict is the outcome for one class of nodes.
 type ClassVerdict struct {
-	Class   *Class
-	Reason  string // "" when the pod may run there
-	Matches bool   // node affinity and nodeSelector match
+	Class     *Class
+	Reason    string // "" when the pod may run there
+	Matches   bool   // node affinity and nodeSelector match
+	Tolerated bool   // the pod tolerates the NoSchedule/NoExecute taints
 }
+
+// Admits reports whether the pod's affinity and tolerations let it onto the
+// class, cordon aside: a cordon is temporary (a drain, an upgrade), so a
+// cordoned node the pod may land on once uncordoned still counts.
+func (v ClassVerdict) Admits() bool { return v.Matches && v.Tolerated }
 
 // Place returns where spec may run. Specs with the same nodeSelector,
 // affinity and tolerations share one cached result.
@@ -32,17 +40,12 @@ func (f *Fleet) Place(spec *corev1.PodSpec) *Placement {
 	if p, ok := f.cache[key]; ok {
 		return p
 	}
-	classes := f.Classes
-	if !f.keys.covers(spec) {
-		// A spec that reads labels the classes were not built on cannot
-		// trust a representative: judge each node on its own.
-		classes = NewFleet(f.nodes(), Keys{ByName: true}).Classes
-	}
 	flt := newFilter(spec)
 	p := &Placement{Total: f.total, Reasons: map[string]int{}}
-	for _, c := range classes {
-		reason, matches := flt.reason(c.Rep)
-		p.Classes = append(p.Classes, ClassVerdict{Class: c, Reason: reason, Matches: matches})
+	for _, c := range f.classesFor(spec) {
+		reason, matches, tolerated := flt.verdict(c.Rep)
+		f.evals++
+		p.Classes = append(p.Classes, ClassVerdict{Class: c, Reason: reason, Matches: matches, Tolerated: tolerated})
 		if matches {
 			p.Matching += len(c.Nodes)
 		}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/drvcheck/drvcheck/internal/render"
+	"github.com/drvcheck/drvcheck/internal/runner"
+	"github.com/drvcheck/drvcheck/policy"
+)
+
+// reportFile is one --report FORMAT=FILE.
+type reportFile struct{ format, path string }
+
+// addReportFlag registers --report, for the commands that end in emit.
+func (o *options) addReportFlag() {
+	o.fs.StringArrayVar(&o.reports, "report", nil, "also write the report in FORMAT to FILE (FORMAT=FILE, e.g. sarif=drvcheck.sarif); repeatable")
+}
+
+// reportFiles parses every --report, so a typo fails before the run.
+func (o *options) reportFiles() ([]reportFile, error) {
+	var out []reportFile
+	for _, r := range o.reports {
+		format, path, ok := strings.Cut(r, "=")
+		if !ok || path == "" {
+			return nil, fmt.Errorf("--report %q: want FORMAT=FILE, e.g. sarif=drvcheck.sarif", r)
+		}
+		if !slices.Contains(render.Formats(), format) {
+			return nil, fmt.Errorf("--report %q: format %q is not one of %s", r, format, strings.Join(render.Formats(), ", "))
+		}
+		out = append(out, reportFile{format, path})
+	}
+	return out, nil
+}
+
+// emit prints a run's result: every expired exception as a warning on
+// stderr, the report in --output on stdout, and one file per --report, all
+// from the one evaluation. check and scan both end here.
+func (o *options) emit(e *env, res *runner.Result) error {
+	for _, x := range res.Expired {
+		fmt.Fprintf(e.stderr, "drvcheck: warning: %s\n", x)
+	}
+	rep := reportOf(res)
+	opt := renderOptions()
+	opt.Color = e.color
+	if err := render.Render(e.stdout, o.output, rep, opt); err != nil {
+		return err
+	}
+	files, err := o.reportFiles()
+	if err != nil {
+		return err
+	}
+	opt.Color = false
+	for _, rf := range files {
+		if err := writeReport(rf, rep, opt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeReport(rf reportFile, rep render.Report, opt render.Options) error {
+	f, err := os.Create(rf.path)
+	if err != nil {
+		return fmt.Errorf("--report %s: %w", rf.path, unwrapPath(err))
+	}
+	if err := render.Render(f, rf.format, rep, opt); err != nil {
+		f.Close()
+		return fmt.Errorf("--report %s: %w", rf.path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--report %s: %w", rf.path, unwrapPath(err))
+	}
+	return nil
+}
+
+// reportOf gathers what the formats print from a run's result.
+func reportOf(res *runner.Result) render.Report {
+	rep := render.Report{Findings: res.Findings, Summary: res.Summary, Rules: res.Rules, Suppressed: res.Suppressed}
+	if res.Inventory != nil {
+		for _, m := range res.Inventory.Metas() {
+			rep.Objects = append(rep.Objects, policy.ObjectRef(m.Ref))
+		}
+	}
+	return rep
+}
+
+// renderOptions makes file paths in reports relative to the repository
+// that holds the working folder.
+func renderOptions() render.Options {
+	v, _ := buildVersion()
+	opt := render.Options{Version: v}
+	if wd, err := os.Getwd(); err == nil {
+		opt.Dir, opt.Root = wd, render.RepoRoot(wd)
+	}
+	return opt
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

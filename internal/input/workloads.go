@@ -1,0 +1,153 @@
+package input
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/drvcheck/drvcheck/internal/cuda"
+	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/internal/load"
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/sched"
+)
+
+// workloadEntries returns input.workloads: for every workload (bare Pods and
+// pod templates alike) where the scheduler may put its pods and what can go
+// wrong there. Nodes are matched by class (sched), never one by one, and
+// every join that many workloads share is cached: placements by constraint
+// content, CUDA floors by image, label lookups by key.
+func workloadEntries(inv *inventory.Inventory, pol cuda.Policy) []any {
+	ws := inv.Workloads()
+	c := newWorkloadFacts(inv, ws, pol)
+	out := make([]any, 0, len(ws))
+	for _, w := range ws {
+		out = append(out, c.entry(w))
+	}
+	return out
+}
+
+// workloadFacts holds what the entries of one run share.
+type workloadFacts struct {
+	fleet    *sched.Fleet
+	nodes    []*corev1.Node
+	policy   cuda.Policy
+	owners   map[load.Ref]bool            // every workload, to tell owned ones
+	nsLabels map[string]map[string]string // namespace labels, for namespaceSelector
+
+	labelKeys   map[string]bool   // every label key some node carries
+	sortedKeys  []string          // the same, sorted, for suggestions
+	suggestions map[string]string // unknown key -> suggestion
+	nonIntegers map[string]nonInteger
+	imageFloors map[string]imageFloor
+	classFacts  map[*sched.Class]classFacts
+	olderNodes  map[olderKey]olderNodes
+	messages    map[*sched.Placement]map[string]any
+}
+
+// fleetKeys are the labels every class is split on, besides those the
+// workloads read: the GPU facts DRV012 reads from a class representative.
+func fleetKeys() sched.Keys {
+	k := sched.Keys{Labels: map[string]bool{nodefacts.GPUPresent: true}}
+	for _, key := range nodefacts.DriverKeys() {
+		k.Labels[key] = true
+	}
+	return k
+}
+
+func newWorkloadFacts(inv *inventory.Inventory, ws []*inventory.Workload, pol cuda.Policy) *workloadFacts {
+	c := &workloadFacts{
+		fleet:       sched.NewFleet(inv.Nodes, fleetKeys()),
+		nodes:       inv.Nodes,
+		policy:      pol,
+		owners:      make(map[load.Ref]bool, len(ws)),
+		nsLabels:    map[string]map[string]string{},
+		labelKeys:   map[string]bool{},
+		suggestions: map[string]string{},
+		nonIntegers: map[string]nonInteger{},
+		imageFloors: map[string]imageFloor{},
+		classFacts:  map[*sched.Class]classFacts{},
+		olderNodes:  map[olderKey]olderNodes{},
+		messages:    map[*sched.Placement]map[string]any{},
+	}
+	for _, w := range ws {
+		c.owners[w.Ref] = true
+	}
+	for _, ns := range inv.Namespaces {
+		c.nsLabels[ns.Name] = ns.Labels
+	}
+	for _, n := range inv.Nodes {
+		for k := range n.Labels {
+			c.labelKeys[k] = true
+		}
+	}
+	for k := range c.labelKeys {
+		c.sortedKeys = append(c.sortedKeys, k)
+	}
+	slices.Sort(c.sortedKeys)
+	return c
+}
+
+func (c *workloadFacts) entry(w *inventory.Workload) map[string]any {
+	spec := &w.Template.Spec
+	p := c.fleet.Place(spec)
+	reqs := sched.Requirements(spec)
+	return map[string]any{
+		"object":        ref(w.Ref.Kind, w.Ref.Namespace, w.Ref.Name),
+		"replicas":      int(w.Replicas),
+		"daemonset":     w.DaemonSet,
+		"owned":         c.owned(w),
+		"images":        images(spec),
+		"placement":     c.placement(w, p),
+		"gt_lt":         c.gtLt(w, reqs),
+		"cuda":          c.cudaFloor(w, p),
+		"anti_affinity": c.antiAffinity(w, p),
+		"unknown_keys":  c.unknownKeys(w, reqs),
+	}
+}
+
+// owned tells whether another workload of the input controls w (a
+// ReplicaSet of a Deployment, a Pod of a ReplicaSet): findings then go to
+// the owner only.
+func (c *workloadFacts) owned(w *inventory.Workload) bool {
+	o := w.Owner
+	return o != nil && c.owners[load.Ref{Kind: o.Kind, Namespace: w.Ref.Namespace, Name: o.Name}]
+}
+
+// images lists the images of the init containers, then the containers.
+func images(s *corev1.PodSpec) []any {
+	out := make([]any, 0, len(s.InitContainers)+len(s.Containers))
+	for _, ctr := range s.InitContainers {
+		out = append(out, ctr.Image)
+	}
+	for _, ctr := range s.Containers {
+		out = append(out, ctr.Image)
+	}
+	return out
+}
+
+// specField returns the path of rest inside w's pod spec, from the root of
+// its manifest.
+func specField(w *inventory.Workload, rest ...any) []any {
+	out := make([]any, 0, len(w.SpecPath)+len(rest))
+	out = append(out, w.SpecPath...)
+	return append(out, rest...)
+}
+
+// templateField returns the path of rest inside w's pod template metadata
+// (the Pod's own metadata for a bare Pod).
+func templateField(w *inventory.Workload, rest ...any) []any {
+	parent := w.SpecPath[:len(w.SpecPath)-1]
+	out := make([]any, 0, len(parent)+1+len(rest))
+	out = append(out, parent...)
+	out = append(out, "metadata")
+	return append(out, rest...)
+}
+
+func anyStringSlice(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}

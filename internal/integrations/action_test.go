@@ -1,0 +1,191 @@
+package integrations
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The inputs and outputs the issue asks for, and the two actions it names.
+func TestActionDeclares(t *testing.T) {
+	var a actionFile
+	parseFile(t, "action.yml", &a)
+	for _, in := range []string{"paths", "matrix", "registry", "policy", "fail-on", "format", "sarif-file", "upload-sarif", "summary", "kubeconfig"} {
+		if _, ok := a.Inputs[in]; !ok {
+			t.Errorf("action.yml lacks input %s", in)
+		}
+	}
+	for _, out := range []string{"errors", "warnings"} {
+		if v := a.Outputs[out].Value; v != "${{ steps.run.outputs."+out+" }}" {
+			t.Errorf("output %s = %q", out, v)
+		}
+	}
+	uses := map[string]bool{}
+	for _, s := range a.Runs.Steps {
+		if s.Uses != "" {
+			uses[strings.Split(s.Uses, "@")[0]] = true
+		}
+		// Inputs reach shell scripts through env only, never pasted into
+		// the script, so that no input can inject shell code.
+		if strings.Contains(s.Run, "${{") {
+			t.Errorf("step %q expands an expression inside run:", s.Name)
+		}
+	}
+	for _, u := range []string{"actions/setup-go", "github/codeql-action/upload-sarif"} {
+		if !uses[u] {
+			t.Errorf("action.yml does not use %s", u)
+		}
+	}
+}
+
+func TestActionOnLab(t *testing.T) {
+	r := newRunner(t)
+	sarif := filepath.Join(t.TempDir(), "reports", "drvcheck.sarif")
+	out, outcome := r.action(map[string]string{
+		"paths":      "testdata/lab",
+		"matrix":     "testdata/lab/support-matrix.csv",
+		"sarif-file": sarif,
+	})
+	log := r.log.String()
+	if outcome != "failure" {
+		t.Errorf("outcome %s, want failure (the lab has an error)\n%s", outcome, log)
+	}
+	sum := summaryOf(t, "check", "testdata/lab", "--matrix", "testdata/lab/support-matrix.csv")
+	want := map[string]string{"errors": fmt.Sprint(sum.errors), "warnings": fmt.Sprint(sum.warnings), "suppressed": "0", "exit-code": "1", "sarif-file": sarif}
+	for k, v := range want {
+		if out[k] != v {
+			t.Errorf("output %s = %q, want %q\n%s", k, out[k], v, log)
+		}
+	}
+	if !strings.Contains(log, "::error file=testdata/lab/k8s/node3.yaml,line=1,title=DRV001 missing-driver-image::Node/lab-node-3:") {
+		t.Errorf("no annotation in the log:\n%s", log)
+	}
+	summary, _ := os.ReadFile(r.summary)
+	if !strings.Contains(string(summary), "| ❌ | DRV001 missing-driver-image | Node/lab-node-3 | `testdata/lab/k8s/node3.yaml:1` |") {
+		t.Errorf("step summary:\n%s", summary)
+	}
+	var doc struct {
+		Runs []struct{ Results []any }
+	}
+	data, err := os.ReadFile(sarif)
+	if err != nil || json.Unmarshal(data, &doc) != nil || len(doc.Runs) != 1 || len(doc.Runs[0].Results) != sum.errors+sum.warnings {
+		t.Errorf("sarif %s: %v\n%s", sarif, err, data)
+	}
+	// setup-go was asked for the action's own Go version; nothing uploaded.
+	if len(r.called) != 1 || !strings.HasPrefix(r.called[0].uses, "actions/setup-go@") ||
+		r.called[0].with["go-version-file"] != filepath.Join(repo, "go.mod") {
+		t.Errorf("called %+v", r.called)
+	}
+	// The drvcheck on PATH is the one the action built, stamped with its ref.
+	if len(r.path) == 0 {
+		t.Fatal("the build step added nothing to GITHUB_PATH")
+	}
+	v, err := exec.Command(filepath.Join(r.path[0], "drvcheck"), "version").Output()
+	if err != nil || !strings.HasPrefix(string(v), "drvcheck test-ref\n") {
+		t.Errorf("built drvcheck version: %v %q", err, v)
+	}
+}
+
+// fail-on none passes the job with the findings still counted; policy and
+// upload-sarif reach drvcheck and code scanning.
+func TestActionFailOnNoneUploadsSARIF(t *testing.T) {
+	r := newRunner(t)
+	out, outcome := r.action(map[string]string{
+		"paths":        "testdata/lab",
+		"matrix":       "testdata/lab/support-matrix.csv\n",
+		"policy":       "testdata/policies/acme",
+		"fail-on":      "none",
+		"upload-sarif": "true",
+		"summary":      "false",
+		"sarif-file":   filepath.Join(t.TempDir(), "d.sarif"),
+	})
+	// ACME002 adds a warning for each of the 4 GPU nodes: none has a zone label.
+	sum := summaryOf(t, "check", "testdata/lab", "--matrix", "testdata/lab/support-matrix.csv", "--policy", "testdata/policies/acme")
+	if outcome != "success" || out["errors"] != fmt.Sprint(sum.errors) || out["warnings"] != fmt.Sprint(sum.warnings) || sum.warnings < 4 || out["exit-code"] != "0" {
+		t.Errorf("outcome %s, outputs %v\n%s", outcome, out, r.log.String())
+	}
+	var upload *usesCall
+	for i, c := range r.called {
+		if strings.HasPrefix(c.uses, "github/codeql-action/upload-sarif@") {
+			upload = &r.called[i]
+		}
+	}
+	if upload == nil || upload.with["sarif_file"] != out["sarif-file"] || upload.with["category"] != "drvcheck" {
+		t.Errorf("upload-sarif call = %+v", upload)
+	}
+	if data, _ := os.ReadFile(r.summary); len(data) != 0 {
+		t.Errorf("summary written with summary: false:\n%s", data)
+	}
+}
+
+// A run drvcheck cannot finish fails the step at once with its exit code 2
+// and sets no counts.
+func TestActionBadInputFails(t *testing.T) {
+	r := newRunner(t)
+	out, outcome := r.action(map[string]string{"paths": "testdata/no-such-folder", "sarif-file": filepath.Join(t.TempDir(), "x.sarif")})
+	log := r.log.String()
+	if outcome != "failure" || out["errors"] != "" || !strings.Contains(log, "drvcheck: testdata/no-such-folder: no such file or directory") ||
+		!strings.Contains(log, "drvcheck could not run (exit 2)") {
+		t.Errorf("outcome %s, outputs %v\n%s", outcome, out, log)
+	}
+}
+
+// With kubeconfig, the action writes it to a private file, points
+// KUBECONFIG at it and runs drvcheck scan; the cluster here is unreachable
+// (a closed loopback port), so the run ends in exit 2, and the credentials
+// never reach the log.
+func TestActionScanMode(t *testing.T) {
+	r := newRunner(t)
+	kubeconfig := `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: s3cr3t-t0ken}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`
+	_, outcome := r.action(map[string]string{"kubeconfig": kubeconfig, "paths": "does-not-matter", "sarif-file": filepath.Join(t.TempDir(), "s.sarif")})
+	log := r.log.String()
+	if outcome != "failure" || !strings.Contains(log, "drvcheck could not run (exit 2)") {
+		t.Errorf("outcome %s\n%s", outcome, log)
+	}
+	if strings.Contains(log, "s3cr3t-t0ken") || strings.Contains(log, "does-not-matter") {
+		t.Errorf("the log shows the kubeconfig or the ignored paths:\n%s", log)
+	}
+	path := filepath.Join(r.temp, "drvcheck-action", "kubeconfig")
+	info, err := os.Stat(path)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("kubeconfig file: %v %v", err, info)
+	}
+	if data, _ := os.ReadFile(path); strings.TrimSpace(string(data)) != strings.TrimSpace(kubeconfig) {
+		t.Errorf("kubeconfig written as %q", data)
+	}
+}
+
+type counts struct{ errors, warnings int }
+
+// summaryOf runs the built drvcheck in the repository with -o json and
+// returns its summary, so that the action's outputs are compared with the
+// CLI's own answer rather than with numbers that change as rules are added.
+func summaryOf(t *testing.T, args ...string) counts {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bin, "drvcheck"), append(args, "-o", "json", "--fail-on", "none")...)
+	cmd.Dir = repo
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("drvcheck %v: %v", args, err)
+	}
+	var doc struct {
+		Summary struct{ Errors, Warnings int }
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Summary.Errors < 1 {
+		t.Fatalf("drvcheck %v found no error; the lab always has one (DRV001)", args)
+	}
+	return counts{doc.Summary.Errors, doc.Summary.Warnings}
+}

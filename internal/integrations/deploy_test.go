@@ -1,0 +1,99 @@
+package integrations
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/internal/load"
+)
+
+// The CronJob decodes as the API server would take it, runs drvcheck scan
+// with JSON on stdout as the read-only ServiceAccount, and runs as the
+// non-root user the image declares.
+func TestDeployCronJob(t *testing.T) {
+	objs, err := load.Load([]string{filepath.Join(repo, "deploy", "cronjob.yaml")}, load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := inventory.FromObjects(objs, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inv.CronJobs) != 1 {
+		t.Fatalf("%d CronJobs", len(inv.CronJobs))
+	}
+	cj := inv.CronJobs[0]
+	pod := cj.Spec.JobTemplate.Spec.Template.Spec
+	if cj.Namespace != "drvcheck" || pod.ServiceAccountName != "drvcheck" {
+		t.Errorf("namespace %q, serviceAccountName %q; want drvcheck and drvcheck (deploy/rbac.yaml)", cj.Namespace, pod.ServiceAccountName)
+	}
+	if len(pod.Containers) != 1 {
+		t.Fatalf("%d containers", len(pod.Containers))
+	}
+	c := pod.Containers[0]
+	if len(c.Args) < 3 || c.Args[0] != "scan" || !slices.Contains(c.Args, "json") {
+		t.Errorf("args %v: want drvcheck scan -o json", c.Args)
+	}
+	sc := pod.SecurityContext
+	if sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.RunAsUser == nil || *sc.RunAsUser != 65532 {
+		t.Errorf("pod security context %+v: want runAsNonRoot and user 65532", sc)
+	}
+	if c.SecurityContext == nil || c.SecurityContext.ReadOnlyRootFilesystem == nil || !*c.SecurityContext.ReadOnlyRootFilesystem ||
+		!slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == "/tmp" }) {
+		t.Errorf("container must have a read-only root with a writable /tmp: %+v %+v", c.SecurityContext, c.VolumeMounts)
+	}
+}
+
+// The Dockerfile's final image is distroless, non-root, with the same
+// entrypoint as make image's.
+func TestDeployDockerfile(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repo, "deploy", "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stages := strings.Split(string(data), "\nFROM ")
+	final := stages[len(stages)-1]
+	for _, re := range []string{`^gcr\.io/distroless/static[^\s]*:nonroot`, `(?m)^USER 65532:65532$`, `(?m)^ENTRYPOINT \["/drvcheck"\]$`} {
+		if !regexp.MustCompile(re).MatchString(final) {
+			t.Errorf("the Dockerfile's final stage does not match %s", re)
+		}
+	}
+	if !strings.Contains(string(data), "CGO_ENABLED=0 go build") {
+		t.Errorf("the binary is not built static (CGO_ENABLED=0)")
+	}
+}
+
+// deploy/rbac.yaml comes from the cluster-scan work; once it is here, the
+// names the CronJob uses must exist in it, and the role must only read.
+func TestDeployRBAC(t *testing.T) {
+	path := filepath.Join(repo, "deploy", "rbac.yaml")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("deploy/rbac.yaml is not in this tree yet")
+	}
+	objs, err := load.Load([]string{path}, load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]*load.Object{}
+	for _, o := range objs {
+		have[o.Kind+"/"+o.Namespace+"/"+o.Name] = o
+	}
+	if have["ServiceAccount/drvcheck/drvcheck"] == nil || have["ClusterRole//drvcheck-reader"] == nil {
+		t.Fatalf("rbac.yaml lacks ServiceAccount drvcheck/drvcheck or ClusterRole drvcheck-reader: %v", have)
+	}
+	rules, _ := have["ClusterRole//drvcheck-reader"].Raw["rules"].([]any)
+	for _, r := range rules {
+		for _, v := range r.(map[string]any)["verbs"].([]any) {
+			if !slices.Contains([]any{"get", "list", "watch"}, v) {
+				t.Errorf("drvcheck-reader may %v", v)
+			}
+		}
+	}
+}

@@ -1,0 +1,342 @@
+package integrations
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	yaml "sigs.k8s.io/yaml/goyaml.v3"
+)
+
+// A small GitHub Actions runner for the parts this repository uses: a job's
+// steps, the composite action at the repository root (uses: ./), shell
+// steps run as the runner runs them (bash -eo pipefail, GITHUB_OUTPUT,
+// GITHUB_PATH, GITHUB_STEP_SUMMARY), and ${{ }} expressions over inputs,
+// steps, github, runner and secrets. Other actions (checkout, setup-go,
+// upload-sarif, upload-artifact) are recorded, not run. An expression or
+// condition it does not know fails the test, so the files stay within what
+// is tested.
+
+type step struct {
+	Name             string            `yaml:"name"`
+	ID               string            `yaml:"id"`
+	If               string            `yaml:"if"`
+	Uses             string            `yaml:"uses"`
+	Shell            string            `yaml:"shell"`
+	Run              string            `yaml:"run"`
+	WorkingDirectory string            `yaml:"working-directory"`
+	Env              map[string]string `yaml:"env"`
+	With             map[string]string `yaml:"with"`
+	ContinueOnError  bool              `yaml:"continue-on-error"`
+}
+
+type actionFile struct {
+	Name        string            `yaml:"name"`
+	Description string            `yaml:"description"`
+	Author      string            `yaml:"author"`
+	Branding    map[string]string `yaml:"branding"`
+	Inputs      map[string]struct {
+		Description string `yaml:"description"`
+		Default     string `yaml:"default"`
+	} `yaml:"inputs"`
+	Outputs map[string]struct {
+		Description string `yaml:"description"`
+		Value       string `yaml:"value"`
+	} `yaml:"outputs"`
+	Runs struct {
+		Using string `yaml:"using"`
+		Steps []step `yaml:"steps"`
+	} `yaml:"runs"`
+}
+
+type workflow struct {
+	Name        string            `yaml:"name"`
+	On          yaml.Node         `yaml:"on"`
+	Permissions map[string]string `yaml:"permissions"`
+	Jobs        map[string]struct {
+		RunsOn string `yaml:"runs-on"`
+		Steps  []step `yaml:"steps"`
+	} `yaml:"jobs"`
+}
+
+func parseFile(t *testing.T, rel string, into any) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repo, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(into); err != nil {
+		t.Fatalf("%s: %v", rel, err)
+	}
+}
+
+// stepResult is what later steps can read of a step.
+type stepResult struct {
+	outputs map[string]string
+	outcome string // success or failure
+}
+
+// scope is what expressions of one step list (a job, or a composite action) see.
+type scope struct {
+	inputs map[string]string
+	steps  map[string]*stepResult
+}
+
+// usesCall records an action that was called but not run.
+type usesCall struct {
+	uses string
+	with map[string]string
+}
+
+type ghRunner struct {
+	t         *testing.T
+	workspace string // the checkout: a copy of testdata/ in a git folder
+	temp      string
+	path      []string // GITHUB_PATH additions, most recent first
+	secrets   map[string]string
+	summary   string // GITHUB_STEP_SUMMARY of the job
+	called    []usesCall
+	log       strings.Builder
+}
+
+func newRunner(t *testing.T) *ghRunner {
+	dir := t.TempDir()
+	r := &ghRunner{t: t, workspace: filepath.Join(dir, "workspace"), temp: filepath.Join(dir, "runner-temp"),
+		summary: filepath.Join(dir, "step-summary.md"), secrets: map[string]string{}}
+	if err := os.MkdirAll(r.temp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"lab", "policies"} {
+		if err := os.CopyFS(filepath.Join(r.workspace, "testdata", d), os.DirFS(filepath.Join(repo, "testdata", d))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(r.workspace, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+var exprRe = regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`)
+
+// expand replaces every ${{ }} in s.
+func (r *ghRunner) expand(s string, sc *scope) string {
+	return exprRe.ReplaceAllStringFunc(s, func(m string) string {
+		return r.value(exprRe.FindStringSubmatch(m)[1], sc)
+	})
+}
+
+// value resolves one context reference, or one comparison of a reference
+// with a literal.
+func (r *ghRunner) value(expr string, sc *scope) string {
+	if m := condRe.FindStringSubmatch(expr); m != nil {
+		return fmt.Sprint((r.value(m[1], sc) == m[3]) == (m[2] == "=="))
+	}
+	parts := strings.Split(expr, ".")
+	switch {
+	case parts[0] == "inputs" && len(parts) == 2 && sc.inputs != nil:
+		v, ok := sc.inputs[parts[1]]
+		if !ok {
+			r.t.Fatalf("expression %q: no input %s", expr, parts[1])
+		}
+		return v
+	case parts[0] == "steps" && len(parts) == 4 && parts[2] == "outputs":
+		if s := sc.steps[parts[1]]; s != nil {
+			return s.outputs[parts[3]]
+		}
+		return ""
+	case parts[0] == "steps" && len(parts) == 3 && parts[2] == "outcome":
+		if s := sc.steps[parts[1]]; s != nil {
+			return s.outcome
+		}
+		return ""
+	case expr == "github.action_path":
+		return repo
+	case expr == "github.action_ref":
+		return "test-ref"
+	case expr == "github.workspace":
+		return r.workspace
+	case expr == "runner.temp":
+		return r.temp
+	case parts[0] == "secrets" && len(parts) == 2:
+		return r.secrets[parts[1]]
+	}
+	r.t.Fatalf("expression %q is not supported by the test runner", expr)
+	return ""
+}
+
+var condRe = regexp.MustCompile(`^(\S+) (==|!=) '([^']*)'$`)
+
+// condition evaluates an if: of the form "context == 'literal'".
+func (r *ghRunner) condition(cond string, sc *scope) bool {
+	if cond == "" {
+		return true
+	}
+	m := condRe.FindStringSubmatch(strings.TrimSpace(exprRe.ReplaceAllString(cond, "$1")))
+	if m == nil {
+		r.t.Fatalf("condition %q is not supported by the test runner", cond)
+	}
+	return (r.value(m[1], sc) == m[3]) == (m[2] == "==")
+}
+
+// shell runs one run: step and returns its outputs and exit code.
+func (r *ghRunner) shell(s step, sc *scope, actionPath string) (map[string]string, int) {
+	r.t.Helper()
+	if s.Shell != "" && s.Shell != "bash" {
+		r.t.Fatalf("step %q: shell %q; the test runner runs bash only", s.Name, s.Shell)
+	}
+	dir, err := os.MkdirTemp(r.temp, "step-")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	script, output, pathFile := filepath.Join(dir, "script.sh"), filepath.Join(dir, "output"), filepath.Join(dir, "path")
+	if err := os.WriteFile(script, []byte(r.expand(s.Run, sc)), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", script)
+	cmd.Dir = r.workspace
+	if s.WorkingDirectory != "" {
+		cmd.Dir = filepath.Join(r.workspace, r.expand(s.WorkingDirectory, sc))
+	}
+	cmd.Env = append(os.Environ(),
+		"CI=true", "GITHUB_ACTIONS=true",
+		"GITHUB_OUTPUT="+output, "GITHUB_PATH="+pathFile, "GITHUB_STEP_SUMMARY="+r.summary,
+		"GITHUB_ENV="+filepath.Join(dir, "env"), "GITHUB_WORKSPACE="+r.workspace, "RUNNER_TEMP="+r.temp,
+		"PATH="+pathWith(r.path...))
+	if actionPath != "" {
+		cmd.Env = append(cmd.Env, "GITHUB_ACTION_PATH="+actionPath)
+	}
+	for k, v := range s.Env {
+		cmd.Env = append(cmd.Env, k+"="+r.expand(v, sc))
+	}
+	out, err := cmd.CombinedOutput()
+	fmt.Fprintf(&r.log, "--- step %s\n%s", s.Name, out)
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		r.t.Fatalf("step %q: %v", s.Name, err)
+	}
+	for _, p := range readLines(pathFile) {
+		r.path = append([]string{p}, r.path...)
+	}
+	outputs := map[string]string{}
+	for _, l := range readLines(output) {
+		if k, v, ok := strings.Cut(l, "="); ok {
+			outputs[k] = v
+		}
+	}
+	return outputs, code
+}
+
+func readLines(path string) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// action runs the composite action at the repository root with the given
+// inputs (already expanded) and returns its outputs and outcome.
+func (r *ghRunner) action(with map[string]string) (map[string]string, string) {
+	r.t.Helper()
+	var a actionFile
+	parseFile(r.t, "action.yml", &a)
+	if a.Runs.Using != "composite" {
+		r.t.Fatalf("action.yml: runs.using %q, want composite", a.Runs.Using)
+	}
+	sc := &scope{inputs: map[string]string{}, steps: map[string]*stepResult{}}
+	for name, in := range a.Inputs {
+		sc.inputs[name] = in.Default
+	}
+	for k, v := range with {
+		if _, ok := a.Inputs[k]; !ok {
+			r.t.Fatalf("action.yml has no input %q", k)
+		}
+		sc.inputs[k] = v
+	}
+	outcome := "success"
+	for _, s := range a.Runs.Steps {
+		if !r.condition(s.If, sc) {
+			continue
+		}
+		if s.Uses != "" {
+			r.called = append(r.called, usesCall{s.Uses, r.expandMap(s.With, sc)})
+			continue
+		}
+		outputs, code := r.shell(s, sc, repo)
+		res := &stepResult{outputs: outputs, outcome: "success"}
+		if code != 0 {
+			res.outcome, outcome = "failure", "failure"
+		}
+		if s.ID != "" {
+			sc.steps[s.ID] = res
+		}
+		if code != 0 {
+			break
+		}
+	}
+	outputs := map[string]string{}
+	for name, o := range a.Outputs {
+		outputs[name] = r.expand(o.Value, sc)
+	}
+	return outputs, outcome
+}
+
+func (r *ghRunner) expandMap(m map[string]string, sc *scope) map[string]string {
+	out := map[string]string{}
+	for k, v := range m {
+		out[k] = r.expand(v, sc)
+	}
+	return out
+}
+
+// job runs one job of a workflow and returns whether it succeeded.
+func (r *ghRunner) job(steps []step) bool {
+	r.t.Helper()
+	sc := &scope{steps: map[string]*stepResult{}}
+	for _, s := range steps {
+		if !r.condition(s.If, sc) {
+			continue
+		}
+		res := &stepResult{outcome: "success"}
+		switch {
+		case s.Uses == "./":
+			res.outputs, res.outcome = r.action(r.expandMap(s.With, sc))
+		case s.Uses != "":
+			r.called = append(r.called, usesCall{s.Uses, r.expandMap(s.With, sc)})
+		default:
+			var code int
+			res.outputs, code = r.shell(s, sc, "")
+			if code != 0 {
+				res.outcome = "failure"
+			}
+		}
+		if s.ID != "" {
+			sc.steps[s.ID] = res
+		}
+		if res.outcome == "failure" && !s.ContinueOnError {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,63 @@
+package integrations
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+// repo is the repository root; bin holds a drvcheck built once for the
+// tests that need one on PATH.
+var repo, bin string
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	var err error
+	if repo, err = filepath.Abs(filepath.Join("..", "..")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	dir, err := os.MkdirTemp("", "drvcheck-integrations-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	defer os.RemoveAll(dir)
+	bin = filepath.Join(dir, "bin")
+	cmd := exec.Command("go", "build", "-o", filepath.Join(bin, "drvcheck"), "./cmd/drvcheck")
+	cmd.Dir = repo
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+		return 2
+	}
+	return m.Run()
+}
+
+// readYAML decodes a repository file the way its consumer does (YAML, with
+// the field names as written).
+func readYAML(t *testing.T, rel string, into any) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repo, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, into); err != nil {
+		t.Fatalf("%s: %v", rel, err)
+	}
+}
+
+// pathWith puts dirs in front of PATH, keeping the go toolchain reachable.
+func pathWith(dirs ...string) string {
+	p := os.Getenv("PATH")
+	for i := len(dirs) - 1; i >= 0; i-- {
+		p = dirs[i] + string(os.PathListSeparator) + p
+	}
+	return p
+}

@@ -1,0 +1,41 @@
+package load
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Walking a repository root skips hidden files (.drvcheck.yaml,
+// .pre-commit-config.yaml) as it skips hidden folders; a hidden file named
+// explicitly is still read.
+func TestWalkSkipsHiddenFiles(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		".drvcheck.yaml":           "fail-on: warning\n",
+		".pre-commit-config.yaml":  "repos: []\n",
+		".github/workflows/ci.yml": "on: push\n",
+		"k8s/node.yaml":            "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n",
+		"k8s/.hidden.yaml":         "apiVersion: v1\nkind: Node\nmetadata: {name: b}\n",
+	}
+	for name, content := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	objs, err := Load([]string{dir}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) != 1 || objs[0].Name != "a" {
+		t.Fatalf("loaded %d objects: %+v", len(objs), objs)
+	}
+	objs, err = Load([]string{filepath.Join(dir, "k8s", ".hidden.yaml")}, Options{})
+	if err != nil || len(objs) != 1 || objs[0].Name != "b" {
+		t.Fatalf("explicit hidden file: %v %+v", err, objs)
+	}
+}

@@ -1,0 +1,136 @@
+package load
+
+import (
+	"encoding/json"
+	"hash/maphash"
+	"slices"
+	"strconv"
+)
+
+// lineIndex maps every field of a document (each mapping key and each list
+// item, by the hash of its path) to its line. It is built while the
+// document is converted, so finding a field's line later costs a few
+// lookups and never a second parse: on a large run where most files hold a
+// finding, parsing them again would double the time.
+type lineIndex []lineEntry
+
+type lineEntry struct {
+	path uint64
+	line int32
+}
+
+var pathSeed = maphash.MakeSeed()
+
+// Path hashes chain: a child's hash is computed from its parent's, with a
+// tag byte so that the key "1" and the index 1 differ.
+func keyHash(parent uint64, key string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(pathSeed)
+	writeUint64(&h, parent)
+	h.WriteByte('k')
+	h.WriteString(key)
+	return h.Sum64()
+}
+
+func indexHash(parent uint64, i int) uint64 {
+	var h maphash.Hash
+	h.SetSeed(pathSeed)
+	writeUint64(&h, parent)
+	h.WriteByte('i')
+	writeUint64(&h, uint64(i))
+	return h.Sum64()
+}
+
+func writeUint64(h *maphash.Hash, v uint64) {
+	var b [8]byte
+	for i := range b {
+		b[i] = byte(v >> (8 * i))
+	}
+	h.Write(b[:])
+}
+
+func (x *lineIndex) add(path uint64, line int) {
+	*x = append(*x, lineEntry{path: path, line: int32(line)})
+}
+
+func (x lineIndex) sort() {
+	slices.SortFunc(x, func(a, b lineEntry) int {
+		switch {
+		case a.path < b.path:
+			return -1
+		case a.path > b.path:
+			return 1
+		}
+		return 0
+	})
+}
+
+func (x lineIndex) lookup(path uint64) (int, bool) {
+	i, ok := slices.BinarySearchFunc(x, path, func(e lineEntry, p uint64) int {
+		switch {
+		case e.path < p:
+			return -1
+		case e.path > p:
+			return 1
+		}
+		return 0
+	})
+	if !ok {
+		return 0, false
+	}
+	return int(x[i].line), true
+}
+
+// FieldLine returns the line of the field at path inside o (map keys as
+// strings, list indexes as numbers or numeric strings). When the path
+// cannot be followed to its end it returns the line of the deepest part
+// found, and at least the object's own line.
+func (o *Object) FieldLine(path []any) int {
+	line := o.Line
+	if o.lines == nil {
+		return line
+	}
+	h := o.root
+	for _, p := range path {
+		next, at, ok := o.step(h, p)
+		if !ok {
+			break
+		}
+		h, line = next, at
+	}
+	return line
+}
+
+func (o *Object) step(h uint64, p any) (uint64, int, bool) {
+	if key, ok := p.(string); ok {
+		k := keyHash(h, key)
+		if line, found := o.lines.lookup(k); found {
+			return k, line, true
+		}
+	}
+	if i, ok := index(p); ok {
+		k := indexHash(h, i)
+		if line, found := o.lines.lookup(k); found {
+			return k, line, true
+		}
+	}
+	return 0, 0, false
+}
+
+func index(p any) (int, bool) {
+	switch v := p.(type) {
+	case int:
+		return v, true
+	case int64:
+		return int(v), true
+	case float64:
+		return int(v), true
+	case json.Number: // how list indexes come back from Rego
+		i, err := v.Int64()
+		return int(i), err == nil
+	case string:
+		i, err := strconv.Atoi(v)
+		return i, err == nil
+	}
+	return 0, false
+}

@@ -1,0 +1,173 @@
+package render
+
+import (
+	"cmp"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/drvcheck/drvcheck/internal/exceptions"
+	"github.com/drvcheck/drvcheck/policy"
+)
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	File     string      `xml:"file,attr,omitempty"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	File      string        `xml:"file,attr,omitempty"`
+	Line      int           `xml:"line,attr,omitempty"`
+	Failure   *junitFailure `xml:"failure"`
+	Skipped   *junitSkipped `xml:"skipped"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Body    string `xml:",chardata"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
+}
+
+// JUnit prints one test suite per object checked and in it one test case
+// per rule: a failure when the rule found something (all its findings on
+// that object in the body), skipped when an exception suppressed it, and a
+// pass otherwise. Test report viewers in CI then list what was checked, not
+// only what failed.
+func JUnit(w io.Writer, r Report, opt Options) error {
+	rules := junitRules(r)
+	objects := junitObjects(r)
+	found := groupFindings(r.Findings)
+	held := map[caseKey][]exceptions.Suppressed{}
+	for _, s := range r.Suppressed {
+		k := caseKey{s.Object, s.Rule}
+		held[k] = append(held[k], s)
+	}
+	out := junitSuites{Name: "drvcheck", Suites: []junitSuite{}}
+	for _, obj := range objects {
+		suite := junitSuite{Name: refName(obj)}
+		for _, rule := range rules {
+			k := caseKey{obj, rule.ID}
+			c := junitCase{Name: strings.TrimSpace(rule.ID + " " + rule.Title), Classname: refName(obj)}
+			if fs := found[k]; len(fs) > 0 {
+				c.File, c.Line = opt.displayPath(fs[0].File), fs[0].Line
+				c.Failure = failureOf(fs, opt)
+				suite.Failures++
+			} else if ss := held[k]; len(ss) > 0 {
+				c.File, c.Line = opt.displayPath(ss[0].File), ss[0].Line
+				c.Skipped = &junitSkipped{Message: "suppressed (" + ss[0].Source + "): " + ss[0].Reason}
+				suite.Skipped++
+			}
+			if suite.File == "" {
+				suite.File = c.File
+			}
+			suite.Cases = append(suite.Cases, c)
+		}
+		suite.Tests = len(suite.Cases)
+		out.Tests += suite.Tests
+		out.Failures += suite.Failures
+		out.Skipped += suite.Skipped
+		out.Suites = append(out.Suites, suite)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+type caseKey struct {
+	obj  policy.ObjectRef
+	rule string
+}
+
+func groupFindings(fs []policy.Finding) map[caseKey][]policy.Finding {
+	out := map[caseKey][]policy.Finding{}
+	for _, f := range fs {
+		k := caseKey{f.Object, f.Rule}
+		out[k] = append(out[k], f)
+	}
+	return out
+}
+
+func failureOf(fs []policy.Finding, opt Options) *junitFailure {
+	var body strings.Builder
+	for _, f := range fs {
+		if f.File != "" {
+			fmt.Fprintf(&body, "%s:%d: ", opt.displayPath(f.File), f.Line)
+		}
+		fmt.Fprintf(&body, "%s: %s\n", f.Severity, f.Message)
+	}
+	return &junitFailure{Message: fs[0].Message, Type: fs[0].Severity, Body: body.String()}
+}
+
+// junitRules lists every rule, and rules that produced findings without a
+// meta, by id.
+func junitRules(r Report) []policy.Rule {
+	out := slices.Clone(r.Rules)
+	for _, f := range allFindings(r) {
+		if !slices.ContainsFunc(out, func(x policy.Rule) bool { return x.ID == f.Rule }) {
+			out = append(out, policy.Rule{ID: f.Rule, Title: f.Title, Severity: f.Severity})
+		}
+	}
+	slices.SortFunc(out, func(a, b policy.Rule) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
+
+// junitObjects lists the objects checked and any object a finding names,
+// sorted by kind, namespace and name.
+func junitObjects(r Report) []policy.ObjectRef {
+	seen := map[policy.ObjectRef]bool{}
+	var out []policy.ObjectRef
+	add := func(o policy.ObjectRef) {
+		if !seen[o] {
+			seen[o] = true
+			out = append(out, o)
+		}
+	}
+	for _, o := range r.Objects {
+		add(o)
+	}
+	for _, f := range allFindings(r) {
+		add(f.Object)
+	}
+	slices.SortFunc(out, func(a, b policy.ObjectRef) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	return out
+}
+
+// refName writes an object as Kind/namespace/name, or Kind/name.
+func refName(o policy.ObjectRef) string {
+	if o.Namespace == "" {
+		return o.Kind + "/" + o.Name
+	}
+	return o.Kind + "/" + o.Namespace + "/" + o.Name
+}

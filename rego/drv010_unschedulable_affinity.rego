@@ -1,0 +1,28 @@
+# DRV010: a Pod or pod template whose required node affinity together with
+# its nodeSelector matches none of the known nodes. Its pods stay Pending
+# forever. The message reads like the scheduler's FitError: every node is
+# counted under the first filter it fails (cordon, taints, then affinity).
+# A DaemonSet that matches no node creates no pod, so nothing is Pending; it
+# is left alone. Without any known node there is nothing to judge against.
+package drvcheck.rules.drv010
+
+import data.drvcheck.lib
+
+meta := {
+	"id": "DRV010",
+	"title": "unschedulable-affinity",
+	"severity": "error",
+	"help": "The required node affinity and nodeSelector of this workload match none of the known nodes, so the scheduler leaves its pods Pending (FailedScheduling). Check the label keys and values against the nodes' labels (drvcheck status lists them), or relax the requirement.",
+}
+
+findings contains f if {
+	some w in input.workloads
+	lib.reported(w)
+	not w.daemonset
+	w.placement.total > 0
+	w.placement.matching == 0
+	f := lib.finding(meta, w.object, {
+		"message": w.placement.message,
+		"field": w.placement.field,
+	})
+}

@@ -1,0 +1,51 @@
+# DRV012: a workload needs driver branch >= X and its node affinity and
+# tolerations admit a GPU node whose branch is below X, where its CUDA
+# containers would fail at run time. X comes from the annotation
+# drvcheck.io/min-driver-branch (pod template, then workload), else from its
+# images' CUDA release (--cuda-compat chooses the floor of a release).
+# Cordoned nodes count: the cordon ends, the affinity stays.
+package drvcheck.rules.drv012
+
+import data.drvcheck.lib
+
+meta := {
+	"id": "DRV012",
+	"title": "cuda-driver-too-old",
+	"severity": "error",
+	"help": "CUDA is forward-compatible one way only: a container built on a newer CUDA fails on an older driver. Require the driver branch in the node affinity (e.g. nvidia.com/cuda.driver.major Gt <floor - 1>), upgrade those nodes first, or state the real floor with the annotation drvcheck.io/min-driver-branch.",
+}
+
+findings contains f if {
+	some w in input.workloads
+	lib.reported(w)
+	c := w.cuda
+	c.floor > 0
+	c.older_count > 0
+	f := lib.finding(meta, w.object, {
+		"node": c.older_nodes[0].name,
+		"message": sprintf("needs driver branch >= %d (%s) but its affinity admits %s", [c.floor, c.detail, older(c)]),
+		"field": c.field,
+	})
+}
+
+# An annotation that is not a branch would silently disable the check.
+findings contains f if {
+	some w in input.workloads
+	lib.reported(w)
+	w.cuda.error != ""
+	f := lib.finding(meta, w.object, {"message": w.cuda.error, "field": w.cuda.field})
+}
+
+older(c) := sprintf("GPU node %s with branch %d", [n.name, n.branch]) if {
+	c.older_count == 1
+	n := c.older_nodes[0]
+}
+
+older(c) := sprintf("%d GPU nodes with an older branch: %s%s", [c.older_count, listed, more(c)]) if {
+	c.older_count > 1
+	listed := concat(", ", [sprintf("%s (%d)", [n.name, n.branch]) | some n in c.older_nodes])
+}
+
+more(c) := sprintf(" and %d more", [c.older_count - count(c.older_nodes)]) if c.older_count > count(c.older_nodes)
+
+more(c) := "" if c.older_count == count(c.older_nodes)

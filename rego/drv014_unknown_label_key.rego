@@ -1,0 +1,40 @@
+# DRV014: node affinity or nodeSelector names a label key that no known node
+# carries, usually a typo or a label from another generation of
+# gpu-feature-discovery. NotIn and DoesNotExist on such a key match every
+# node, which is often the intent (keep off nodes that would carry it), so
+# they are reported only when a known key is close enough to suggest.
+package drvcheck.rules.drv014
+
+import data.drvcheck.lib
+
+meta := {
+	"id": "DRV014",
+	"title": "unknown-label-key",
+	"severity": "warning",
+	"help": "No known node carries this label key, so the requirement cannot do what it says: In, Exists, Gt and Lt match nothing, NotIn and DoesNotExist match everything. Check the spelling against the nodes' labels.",
+}
+
+where := {
+	"nodeSelector": "nodeSelector",
+	"required": "required node affinity",
+	"preferred": "preferred node affinity",
+}
+
+findings contains f if {
+	some w in input.workloads
+	lib.reported(w)
+	w.placement.total > 0
+	some k in w.unknown_keys
+	reportable(k)
+	f := lib.finding(meta, w.object, {"message": message(k), "field": k.field})
+}
+
+reportable(k) if not k.operator in {"NotIn", "DoesNotExist"}
+
+reportable(k) if k.suggestion != ""
+
+message(k) := sprintf("no known node carries label %s (%s); did you mean %s?", [k.key, where[k.from], k.suggestion]) if {
+	k.suggestion != ""
+}
+
+message(k) := sprintf("no known node carries label %s (%s)", [k.key, where[k.from]]) if k.suggestion == ""
