@@ -90,7 +90,8 @@ func TestCheckConfigExceptions(t *testing.T) {
   object: Node/lab-node-3
   reason: image build tracked in OPS-12
 `)
-	// The lab's node files only: the workloads bring findings of other rules.
+	// The lab's node files only: its workloads bring findings of other rules
+	// (DRV010 on cuda13-job, DRV020 on trainer-pdb, DRV023 on lab-node-0).
 	nodes, node3 := filepath.Join(lab, "k8s", "nodes.yaml"), filepath.Join(lab, "k8s", "node3.yaml")
 	out, errs, code := drvcheck(t, "", "check", nodes, node3, "--matrix", matrix, "--config", live)
 	if code != 0 || !strings.Contains(out, "SUPPRESSED (1)") || !strings.Contains(out, "image build tracked in OPS-12") ||

@@ -41,6 +41,8 @@ func init() {
 		{"check", "[PATH...]", "evaluate every rule over manifests in files and folders", runCheck},
 		{"tag", "NODE [PATH...]", "print the precompiled driver image tag NODE needs", runTag},
 		{"audit", "[PATH...]", "list GPU nodes whose driver image is missing (needs --matrix or --registry)", runAudit},
+		{"plan", "NODE --driver V", "the driver upgrade of NODE as ordered steps; --all simulates the fleet", runPlan},
+		{"status", "[PATH...]", "one row per GPU node: driver, tag, image, upgrade state, cordon, stall", runStatus},
 		{"verify", "[DIR...]", "run the Rego unit tests (*_test.rego) of the built-in and your policies", runVerify},
 		{"version", "", "print the version, commit and OPA version", runVersion},
 	}

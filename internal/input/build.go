@@ -3,6 +3,7 @@ package input
 import (
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/cuda"
+	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 )
@@ -17,6 +18,9 @@ type Options struct {
 	// additions to the image table); the zero value is minor-version
 	// compatibility with the built-in table.
 	CUDA cuda.Policy
+	// Drain is the pod and budget model (drain.New); it adds input.pdbs
+	// and input.drain.
+	Drain *drain.Model
 }
 
 // Build returns the input document for inv and cat.
@@ -33,6 +37,7 @@ func Build(inv *inventory.Inventory, cat *catalog.Catalog, opt Options) map[stri
 		"nodes":   nodes,
 		"summary": map[string]any{"gpu_nodes": gpu, "objects": inv.Objects},
 	}
+	addDrain(doc, opt.Drain)
 	doc["workloads"] = workloadEntries(inv, opt.CUDA)
 	if opt.Objects != nil {
 		doc["objects"] = opt.Objects

@@ -10,6 +10,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/config"
+	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/exceptions"
 	"github.com/drvcheck/drvcheck/internal/input"
 	"github.com/drvcheck/drvcheck/internal/inventory"
@@ -47,6 +48,7 @@ type Result struct {
 	Summary   policy.Summary
 	Inventory *inventory.Inventory
 	Catalog   *catalog.Catalog
+	Drain     *drain.Model
 
 	// Suppressed are findings held back by an exception; Expired are
 	// exceptions past their date (see Except).
@@ -131,7 +133,11 @@ func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Invento
 	if engine.Custom() {
 		opt.Objects = rawObjects(inv)
 	}
-	var err error
+	model, err := drain.New(inv)
+	if err != nil {
+		return nil, err
+	}
+	opt.Drain = model
 	if opt.CUDA, err = cudaPolicy(ctx, engine, settings); err != nil {
 		return nil, err
 	}
@@ -146,7 +152,7 @@ func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Invento
 	}
 	place(inv, findings)
 	policy.Sort(findings)
-	res := &Result{Findings: findings, Rules: engine.Rules(), Inventory: inv, Catalog: cat}
+	res := &Result{Findings: findings, Rules: engine.Rules(), Inventory: inv, Catalog: cat, Drain: model}
 	res.Summary = summarize(doc, findings, inv)
 	return res, nil
 }

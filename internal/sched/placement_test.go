@@ -113,3 +113,23 @@ func TestSpecReadingOtherKeysIsStillRight(t *testing.T) {
 		t.Fatalf("eligible %d, want 2", p.Eligible)
 	}
 }
+
+func TestCordonToleranceAndNameOrder(t *testing.T) {
+	spec := &corev1.PodSpec{}
+	if ToleratesCordon(spec) {
+		t.Fatal("a spec without tolerations tolerates a cordon")
+	}
+	spec.Tolerations = []corev1.Toleration{{Key: corev1.TaintNodeUnschedulable, Operator: corev1.TolerationOpExists}}
+	if !ToleratesCordon(spec) {
+		t.Fatal("the unschedulable toleration does not tolerate a cordon")
+	}
+	nodes := []*corev1.Node{node("c", nil), node("a", nil), node("b", nil)}
+	p := NewFleet(nodes, KeysOf(nil)).Place(&corev1.PodSpec{})
+	var names []string
+	for _, n := range p.EligibleByName() {
+		names = append(names, n.Name)
+	}
+	if fmt.Sprint(names) != "[a b c]" {
+		t.Fatalf("eligible %v, want [a b c]", names)
+	}
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// labCopy copies testdata/lab into a temporary folder, so that tests can
+// edit it; edit(name, content) rewrites one of its files.
+func labCopy(t *testing.T) (dir string, edit func(name, old, new string)) {
+	t.Helper()
+	dir = t.TempDir()
+	src := filepath.Join("..", "..", "testdata", "lab")
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, func(name, old, new string) {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(data, []byte(old)) {
+			t.Fatalf("%s does not contain %q", name, old)
+		}
+		if err := os.WriteFile(path, bytes.Replace(data, []byte(old), []byte(new), 1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+const row107 = "550,5.15.0-107-generic,ubuntu22.04\n"
+
+// The issue's acceptance: on the lab, with a matrix lacking 550-5.15.0-107,
+// the plan of lab-node-1 exits 1 and lists the missing tag, then the budget
+// "from 4 to 3", then drain and uncordon; with the budget at 3 and the row
+// added it exits 0.
+func TestPlanLabNode1(t *testing.T) {
+	dir, edit := labCopy(t)
+	k8s, matrix := filepath.Join(dir, "k8s"), filepath.Join(dir, "support-matrix.csv")
+	out, errs, code := drvcheck(t, "", "plan", "lab-node-1", "--driver", "550.90.07", k8s, "--matrix", matrix)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errs)
+	}
+	order := []string{"550-5.15.0-107-generic-ubuntu22.04", "from 4 to 3", "kubectl drain lab-node-1", "kubectl uncordon lab-node-1"}
+	last := -1
+	for _, s := range order {
+		i := strings.Index(out, s)
+		if i <= last {
+			t.Fatalf("%q at %d, not after the previous item (%d):\n%s", s, i, last, out)
+		}
+		last = i
+	}
+	if !strings.Contains(out, "1. image present?  BLOCKED") || !strings.Contains(out, "2. budget room     BLOCKED") {
+		t.Fatalf("the image and budget steps are not both blocked:\n%s", out)
+	}
+
+	edit("k8s/pdb.yaml", "minAvailable: 4", "minAvailable: 3")
+	out, _, code = drvcheck(t, "", "plan", "lab-node-1", "--driver", "550.90.07", k8s, "--matrix", matrix)
+	if code != 1 || !strings.Contains(out, "budget room     ok") {
+		t.Fatalf("budget at 3, row missing: exit %d, want 1 with the budget step ok\n%s", code, out)
+	}
+	edit("support-matrix.csv", "550,5.15.0-119-generic,ubuntu22.04\n", "550,5.15.0-119-generic,ubuntu22.04\n"+row107)
+	out, errs, code = drvcheck(t, "", "plan", "lab-node-1", "--driver", "550.90.07", k8s, "--matrix", matrix)
+	if code != 0 || !strings.Contains(out, "Every step can run.") {
+		t.Fatalf("budget at 3 and the row added: exit %d, want 0\n%s%s", code, out, errs)
+	}
+}
+
+func TestPlanJSON(t *testing.T) {
+	dir, _ := labCopy(t)
+	out, _, code := drvcheck(t, "", "plan", "lab-node-1", "--driver", "550.90.07", dir, "--matrix", filepath.Join(dir, "support-matrix.csv"), "-o", "json")
+	var p struct {
+		CanRun bool `json:"can_run"`
+		Tag    string
+		Steps  []struct {
+			Name, Status string
+			Blockers     []struct{ What, Fix string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if code != 1 || p.CanRun || p.Tag != "550-5.15.0-107-generic-ubuntu22.04" || len(p.Steps) != 6 {
+		t.Fatalf("exit %d %+v", code, p)
+	}
+	var names []string
+	for _, s := range p.Steps {
+		names = append(names, s.Name+"="+s.Status)
+	}
+	if got := strings.Join(names, " "); got != "image=blocked budget=blocked drain=waiting reload=waiting uncordon=waiting audit=waiting" {
+		t.Fatalf("steps %s", got)
+	}
+	if p.Steps[1].Blockers[0].Fix != "lower trainer-pdb minAvailable from 4 to 3" {
+		t.Fatalf("budget fix %+v", p.Steps[1].Blockers)
+	}
+}
+
+func TestPlanUsageErrors(t *testing.T) {
+	lab := filepath.Join("..", "..", "testdata", "lab")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan", "lab-node-9", "--driver", "550.90.07", lab}, "plan: node lab-node-9 not found in"},
+		{[]string{"plan", "lab-node-1", "--driver", "550.x", lab}, `plan: --driver "550.x" is not a driver version such as 550.90.07`},
+		{[]string{"plan", "lab-node-1", lab}, "plan: --driver VERSION is required"},
+		{[]string{"plan", "--all", "--driver", "550.90.07", "--max-parallel-upgrades", "-1", lab}, "plan: --max-parallel-upgrades -1"},
+	} {
+		_, errs, code := drvcheck(t, "", c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d stderr %q, want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+// The rolling simulation names lab-node-1 as the first stall and why.
+func TestPlanAllNamesTheFirstStall(t *testing.T) {
+	dir, edit := labCopy(t)
+	matrix := filepath.Join(dir, "support-matrix.csv")
+	edit("support-matrix.csv", "550,5.15.0-119-generic,ubuntu22.04\n", "550,5.15.0-119-generic,ubuntu22.04\n"+row107)
+	out, _, code := drvcheck(t, "", "plan", "--all", "--driver", "550.90.07", dir, "--matrix", matrix)
+	if code != 1 || !strings.Contains(out, "First stall: lab-node-1") || !strings.Contains(out, "lower trainer-pdb minAvailable from 4 to 3") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	edit("k8s/pdb.yaml", "minAvailable: 4", "minAvailable: 3")
+	out, _, code = drvcheck(t, "", "plan", "--all", "--driver", "550.90.07", dir, "--matrix", matrix)
+	if code != 0 || !strings.Contains(out, "No node stalls.") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+}

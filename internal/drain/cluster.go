@@ -1,0 +1,137 @@
+package drain
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/internal/load"
+)
+
+// clusterPods takes a cluster's pods as they are: on spec.nodeName, in
+// their phase, Ready by their condition. Each pod's controller is found as
+// the disruption controller's finders find it, for budgets whose status
+// must be computed again.
+func (m *Model) clusterPods(inv *inventory.Inventory, where func(load.Ref) string) error {
+	ctl := newControllers(inv)
+	pods := slices.Clone(inv.Pods)
+	slices.SortFunc(pods, func(a, b *corev1.Pod) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+	})
+	for _, kp := range pods {
+		ref := load.Ref{Kind: "Pod", Namespace: kp.Namespace, Name: kp.Name}
+		g, err := m.newGroup(kp.Namespace, kp.Labels, &kp.Spec)
+		if err != nil {
+			return fmt.Errorf("%s: %w", where(ref), err)
+		}
+		p := &Pod{
+			Namespace: kp.Namespace, Name: kp.Name, Labels: kp.Labels, Spec: &kp.Spec,
+			Workload: ref, Node: kp.Spec.NodeName, Phase: kp.Status.Phase,
+			Ready: podReady(kp), Deleting: kp.DeletionTimestamp != nil, Verdict: Filter(kp), group: g,
+		}
+		if c := metav1.GetControllerOfNoCopy(kp); c != nil {
+			ctl.resolve(p, c)
+		}
+		m.addPod(p)
+	}
+	return nil
+}
+
+// podReady is podutil.IsPodReady: the Ready condition is True.
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// controllers finds the controllers of live pods by namespace/name.
+type controllers struct {
+	rcs  map[string]*corev1.ReplicationController
+	rss  map[string]objScale
+	deps map[string]objScale
+	sts  map[string]objScale
+}
+
+type objScale struct {
+	meta  *metav1.ObjectMeta
+	scale int32
+}
+
+func newControllers(inv *inventory.Inventory) *controllers {
+	c := &controllers{rcs: map[string]*corev1.ReplicationController{}, rss: map[string]objScale{}, deps: map[string]objScale{}, sts: map[string]objScale{}}
+	for _, x := range inv.ReplicationControllers {
+		c.rcs[x.Namespace+"/"+x.Name] = x
+	}
+	for _, x := range inv.ReplicaSets {
+		c.rss[x.Namespace+"/"+x.Name] = objScale{&x.ObjectMeta, replicasOr1(x.Spec.Replicas)}
+	}
+	for _, x := range inv.Deployments {
+		c.deps[x.Namespace+"/"+x.Name] = objScale{&x.ObjectMeta, replicasOr1(x.Spec.Replicas)}
+	}
+	for _, x := range inv.StatefulSets {
+		c.sts[x.Namespace+"/"+x.Name] = objScale{&x.ObjectMeta, replicasOr1(x.Spec.Replicas)}
+	}
+	return c
+}
+
+// resolve sets p's controller, its scale and the workload to name, trying
+// the disruption controller's finders in order: ReplicationController,
+// Deployment (through its ReplicaSet), ReplicaSet, StatefulSet. Any other
+// controller (a Job, a DaemonSet, a custom resource's /scale, which a
+// static inventory cannot read) is "found no controllers", as when the
+// controller is gone: the budget's computed status then fails safe.
+func (c *controllers) resolve(p *Pod, ref *metav1.OwnerReference) {
+	key := p.Namespace + "/" + ref.Name
+	p.Controller = ref.Kind + "/" + key
+	p.Workload = load.Ref{Kind: ref.Kind, Namespace: p.Namespace, Name: ref.Name}
+	set := func(meta *metav1.ObjectMeta, kind string, scale int32) {
+		p.Controller, p.Scale = kind+"/"+p.Namespace+"/"+meta.Name, scale
+		p.Workload = load.Ref{Kind: kind, Namespace: p.Namespace, Name: meta.Name}
+	}
+	switch ref.Kind {
+	case "ReplicationController":
+		if rc, ok := c.rcs[key]; ok && sameUID(ref.UID, rc.UID) {
+			set(&rc.ObjectMeta, ref.Kind, replicasOr1(rc.Spec.Replicas))
+			return
+		}
+	case "ReplicaSet":
+		rs, ok := c.rss[key]
+		if !ok || !sameUID(ref.UID, rs.meta.UID) {
+			break
+		}
+		if o := metav1.GetControllerOfNoCopy(rs.meta); o != nil && o.Kind == "Deployment" {
+			if d, ok := c.deps[p.Namespace+"/"+o.Name]; ok && sameUID(o.UID, d.meta.UID) {
+				set(d.meta, "Deployment", d.scale)
+				return
+			}
+		}
+		set(rs.meta, ref.Kind, rs.scale)
+		return
+	case "StatefulSet":
+		if s, ok := c.sts[key]; ok && sameUID(ref.UID, s.meta.UID) {
+			set(s.meta, ref.Kind, s.scale)
+			return
+		}
+	}
+	p.ScaleErr = fmt.Sprintf("found no controllers for pod %q", p.Name)
+}
+
+// sameUID compares UIDs when both are known.
+func sameUID(a, b types.UID) bool { return a == "" || b == "" || a == b }
+
+// replicasOr1 applies the API server's default of 1 replica.
+func replicasOr1(r *int32) int32 {
+	if r == nil {
+		return 1
+	}
+	return *r
+}

@@ -1,0 +1,15 @@
+// Package drain predicts whether the GPU Operator (or kubectl drain) can
+// empty a node: which pods sit on it, which PodDisruptionBudgets refuse
+// their eviction, what a drain needs --force or --delete-emptydir-data for,
+// and where evicted replicas land afterwards.
+//
+// It follows Kubernetes' own rules, cited from reference/k8s-semantics.md:
+// the disruption controller's arithmetic (arithmetic.go, §1), the eviction
+// subresource's answers (eviction.go, §2) and kubectl drain's pod filters
+// (filters.go, §3). From files, the pods are a model (files.go): the
+// replicas of Deployments, ReplicaSets and StatefulSets plus bare Pods, all
+// Ready, placed on nodes with internal/sched and required pod anti-affinity
+// (placer.go). From a cluster they are the cluster's pods and the budgets'
+// own status (cluster.go). Sim (sim.go) then drains nodes one eviction at a
+// time, as the API server uses a budget up pod by pod.
+package drain

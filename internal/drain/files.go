@@ -1,0 +1,89 @@
+package drain
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/internal/load"
+)
+
+// modelKinds are the workloads whose pods the file model holds (the
+// contract): Deployments, ReplicaSets and StatefulSets with their replicas,
+// and Pods. DaemonSet pods are left out (a drain ignores them), as are Jobs,
+// CronJobs and ReplicationControllers.
+var modelKinds = map[string]int{"Pod": 0, "Deployment": 1, "ReplicaSet": 2, "StatefulSet": 3}
+
+// filePods models the pods of workloads read from files, all Running and
+// Ready. A replica is named <workload>-<ordinal>. A ReplicaSet or Pod whose
+// controller was read too is counted under that controller, not twice. A
+// Pod whose controller was not read counts as one replica of it.
+func (m *Model) filePods(inv *inventory.Inventory, where func(load.Ref) string) error {
+	all := inv.Workloads()
+	read := map[load.Ref]bool{}
+	for _, w := range all {
+		read[w.Ref] = true
+	}
+	var ws []*inventory.Workload
+	for _, w := range all {
+		if _, ok := modelKinds[w.Ref.Kind]; ok && !(w.Owner != nil && read[ownerRef(w)]) {
+			ws = append(ws, w)
+		}
+	}
+	slices.SortStableFunc(ws, func(a, b *inventory.Workload) int {
+		return cmp.Or(modelKinds[a.Ref.Kind]-modelKinds[b.Ref.Kind],
+			strings.Compare(a.Ref.Namespace, b.Ref.Namespace), strings.Compare(a.Ref.Name, b.Ref.Name))
+	})
+	orphans := map[string]int32{} // pods per controller that was not read
+	for _, w := range ws {
+		spec := &w.Template.Spec
+		g, err := m.newGroup(w.Ref.Namespace, w.Template.Labels, spec)
+		if err != nil {
+			return fmt.Errorf("%s: %w", where(w.Ref), err)
+		}
+		verdict := Filter(filePod(w))
+		for i := range w.Replicas {
+			p := &Pod{
+				Namespace: w.Ref.Namespace, Name: w.Ref.Name, Labels: w.Template.Labels, Spec: spec,
+				Workload: w.Ref, Phase: corev1.PodRunning, Ready: true, Verdict: verdict, group: g,
+			}
+			switch {
+			case w.Ref.Kind != "Pod":
+				p.Name = fmt.Sprintf("%s-%d", w.Ref.Name, i)
+				p.Controller, p.Scale = w.Ref.Kind+"/"+w.Ref.Namespace+"/"+w.Ref.Name, w.Replicas
+			case w.Owner != nil:
+				o := ownerRef(w)
+				p.Controller = o.Kind + "/" + o.Namespace + "/" + o.Name
+				orphans[p.Controller]++
+			}
+			m.addPod(p)
+		}
+	}
+	for _, p := range m.Pods {
+		if p.Workload.Kind == "Pod" && p.Controller != "" {
+			p.Scale = orphans[p.Controller]
+		}
+	}
+	return nil
+}
+
+// filePod is the pod a workload would make, as kubectl drain's filters see
+// it: its template and, for a controller, a controllerRef to it.
+func filePod(w *inventory.Workload) *corev1.Pod {
+	if w.Ref.Kind == "Pod" {
+		return &corev1.Pod{ObjectMeta: *w.Meta, Spec: w.Template.Spec}
+	}
+	yes := true
+	meta := *w.Template.ObjectMeta.DeepCopy()
+	meta.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: w.Ref.Kind, Name: w.Ref.Name, Controller: &yes}}
+	return &corev1.Pod{ObjectMeta: meta, Spec: w.Template.Spec}
+}
+
+func ownerRef(w *inventory.Workload) load.Ref {
+	return load.Ref{Kind: w.Owner.Kind, Namespace: w.Ref.Namespace, Name: w.Owner.Name}
+}

@@ -1,0 +1,213 @@
+package drain
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/drvcheck/drvcheck/internal/sched"
+)
+
+// Reason the scheduler gives for a node that required pod anti-affinity
+// rules out (InterPodAffinity filter, reference §6).
+const ReasonAntiAffinity = "node(s) didn't match pod anti-affinity rules"
+
+// countKey counts the pods of a group in one topology domain: the nodes
+// whose label key has value.
+type countKey struct {
+	group      *group
+	key, value string
+}
+
+// addCounts adds d to the domain counts of p on node.
+func (m *Model) addCounts(counts map[countKey]int, p *Pod, node string, d int) {
+	n := m.node[node]
+	if n == nil {
+		return
+	}
+	for _, k := range m.topoKeys {
+		if v, ok := n.Labels[k]; ok {
+			counts[countKey{p.group, k, v}] += d
+		}
+	}
+}
+
+// place puts every modelled pod on a node, in model order: a pod with
+// spec.nodeName on that node (the scheduler is bypassed), any other on the
+// next node, in name order, that passes the scheduler's filters (taints,
+// node affinity, via internal/sched) and its required pod anti-affinity.
+// Each set of scheduling constraints keeps its own cursor, so the replicas
+// of a workload spread over the nodes it may use, one per node before any
+// node gets a second. Resources are not modelled. A node cordoned in the
+// files still holds the pods it ran before its cordon (a cordon evicts
+// nothing), so the first placement ignores cordons; replacements later
+// honour them.
+func (m *Model) place() {
+	s := m.NewSim(Flags{})
+	s.delta = map[countKey]int{}
+	if slices.ContainsFunc(m.Nodes, func(n *corev1.Node) bool { return n.Spec.Unschedulable }) {
+		s.fleet = sched.NewFleet(uncordoned(m.Nodes), m.keys)
+	}
+	for _, p := range m.Pods {
+		if p.Spec.NodeName == "" {
+			continue
+		}
+		if m.node[p.Spec.NodeName] == nil {
+			m.Unplaced[p] = fmt.Sprintf("spec.nodeName %s is not a known node", p.Spec.NodeName)
+			continue
+		}
+		p.Node = p.Spec.NodeName
+		m.addCounts(s.delta, p, p.Node, 1)
+	}
+	for _, p := range m.Pods {
+		if p.Spec.NodeName != "" {
+			continue
+		}
+		node, why := s.find(p)
+		if node == "" {
+			m.Unplaced[p] = why
+			continue
+		}
+		p.Node = node
+		m.addCounts(s.delta, p, node, 1)
+	}
+	m.counts = s.delta // the domain counts of the pods as placed
+}
+
+// eligible lists the nodes whose class passes the filters, by name; cached
+// per placement, which the fleet itself caches per set of constraints.
+func (m *Model) eligible(pl *sched.Placement) []*corev1.Node {
+	if m.eligibleCache == nil {
+		m.eligibleCache = map[*sched.Placement][]*corev1.Node{}
+	}
+	if e, ok := m.eligibleCache[pl]; ok {
+		return e
+	}
+	e := pl.EligibleByName()
+	m.eligibleCache[pl] = e
+	return e
+}
+
+// placement is fleet.Place(spec), remembered per spec: replicas share
+// their template's spec, and Place would otherwise key its own cache anew
+// for every pod.
+func (m *Model) placement(fleet *sched.Fleet, spec *corev1.PodSpec) *sched.Placement {
+	k := placementKey{fleet, spec}
+	if pl, ok := m.placements[k]; ok {
+		return pl
+	}
+	if m.placements == nil {
+		m.placements = map[placementKey]*sched.Placement{}
+	}
+	pl := fleet.Place(spec)
+	m.placements[k] = pl
+	return pl
+}
+
+type placementKey struct {
+	fleet *sched.Fleet
+	spec  *corev1.PodSpec
+}
+
+// find returns the node a new pod like p lands on now, or "" and the
+// scheduler-style reason why none fits.
+func (s *Sim) find(p *Pod) (node, why string) {
+	return s.search(p, false)
+}
+
+// search walks the nodes p's constraints admit, from the placement's
+// cursor. A dry run takes p off its node for the test (it is about to be
+// evicted) and leaves the cursor where it is.
+func (s *Sim) search(p *Pod, dry bool) (node, why string) {
+	var self *corev1.Node
+	if dry {
+		self = s.m.node[s.NodeOf(p)]
+	}
+	pl := s.m.placement(s.fleet, p.Spec)
+	nodes := s.m.eligible(pl)
+	tolerates := sched.ToleratesCordon(p.Spec)
+	rules := s.m.rulesFor(p.group)
+	start := s.cursor[pl]
+	for i := range nodes {
+		n := nodes[(start+i)%len(nodes)]
+		if (s.cordoned[n.Name] && !tolerates) || s.conflicts(rules, n, p.group, self) {
+			continue
+		}
+		if !dry {
+			s.setCursor(pl, (start+i+1)%len(nodes))
+		}
+		return n.Name, ""
+	}
+	return "", s.whyNot(pl, nodes, tolerates, rules)
+}
+
+// conflicts reports whether a rule keeps the pod off n: a pod of the rule's
+// group sits in n's domain. A node without the topology key passes. With
+// self (the node of the pod being tested), that pod does not count.
+func (s *Sim) conflicts(rules []rule, n *corev1.Node, g *group, self *corev1.Node) bool {
+	for _, r := range rules {
+		v, ok := n.Labels[r.key]
+		if !ok {
+			continue
+		}
+		c := s.count(countKey{r.other, r.key, v})
+		if self != nil && r.other == g && self.Labels[r.key] == v {
+			c--
+		}
+		if c > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Sim) count(k countKey) int { return s.m.counts[k] + s.delta[k] }
+
+// whyNot words a failed placement like the scheduler's FitError:
+// "0/4 nodes are available: 1 node(s) were unschedulable, 3 node(s) didn't
+// match pod anti-affinity rules."
+func (s *Sim) whyNot(pl *sched.Placement, nodes []*corev1.Node, tolerates bool, rules []rule) string {
+	reasons := map[string]int{}
+	for r, n := range pl.Reasons {
+		reasons[r] += n
+	}
+	for _, n := range nodes {
+		switch {
+		case s.cordoned[n.Name] && !tolerates:
+			reasons[sched.ReasonUnschedulable]++
+		case s.conflicts(rules, n, nil, nil):
+			reasons[ReasonAntiAffinity]++
+		}
+	}
+	parts := make([]string, 0, len(reasons))
+	for r, n := range reasons {
+		parts = append(parts, fmt.Sprintf("%d %s", n, r))
+	}
+	sort.Strings(parts)
+	return fmt.Sprintf("0/%d nodes are available: %s.", pl.Total, strings.Join(parts, ", "))
+}
+
+// uncordoned copies nodes with spec.unschedulable cleared, and the taint
+// the node lifecycle controller adds for it.
+func uncordoned(nodes []*corev1.Node) []*corev1.Node {
+	out := make([]*corev1.Node, len(nodes))
+	for i, n := range nodes {
+		if !n.Spec.Unschedulable {
+			out[i] = n
+			continue
+		}
+		c := *n
+		c.Spec.Unschedulable = false
+		c.Spec.Taints = nil
+		for _, t := range n.Spec.Taints {
+			if t.Key != corev1.TaintNodeUnschedulable {
+				c.Spec.Taints = append(c.Spec.Taints, t)
+			}
+		}
+		out[i] = &c
+	}
+	return out
+}

@@ -1,0 +1,60 @@
+package drain
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/drvcheck/drvcheck/internal/load"
+)
+
+// Pod is one pod of the model: a cluster's pod, or from files one replica
+// of a workload (named <workload>-<ordinal>) or a bare Pod.
+type Pod struct {
+	Namespace, Name string
+	Labels          map[string]string
+	Spec            *corev1.PodSpec
+	// Workload is the object that made the pod: a Deployment (also for the
+	// pods of its ReplicaSets), ReplicaSet, StatefulSet, other controller,
+	// or the Pod itself when it has none.
+	Workload load.Ref
+	// Controller identifies the pod's controller for the budget arithmetic
+	// ("" when it has none); Scale and ScaleErr are that controller's.
+	Controller string
+	Scale      int32
+	ScaleErr   string
+	// Node is where the pod runs as read; "" when it is on no node (files:
+	// no node passes the scheduler's filters).
+	Node     string
+	Phase    corev1.PodPhase
+	Ready    bool
+	Deleting bool
+	// Verdict is what kubectl drain's filters make of the pod.
+	Verdict Verdict
+	// Budgets are the PodDisruptionBudgets that select the pod.
+	Budgets []*Budget
+
+	group *group
+}
+
+// Key is namespace/name.
+func (p *Pod) Key() string { return p.Namespace + "/" + p.Name }
+
+// healthy is the disruption controller's test: not being deleted and Ready.
+func (p *Pod) healthy() bool { return !p.Deleting && p.Ready }
+
+// skipsBudgets: the eviction API deletes finished, Pending and deleting
+// pods without a budget check.
+func (p *Pod) skipsBudgets() bool {
+	switch p.Phase {
+	case corev1.PodSucceeded, corev1.PodFailed, corev1.PodPending:
+		return true
+	}
+	return p.Deleting
+}
+
+func (p *Pod) candidate() Candidate {
+	return Candidate{Phase: p.Phase, Deleting: p.Deleting, Ready: p.Ready}
+}
+
+func (p *Pod) member() Member {
+	return Member{Name: p.Name, Controller: p.Controller, Scale: p.Scale, ScaleErr: p.ScaleErr, Healthy: p.healthy()}
+}

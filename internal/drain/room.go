@@ -1,0 +1,145 @@
+package drain
+
+import (
+	"sort"
+)
+
+// Refusal is a budget that refuses evictions from a node for good, and the
+// smallest change of it after which the drain passes.
+type Refusal struct {
+	Budget *Budget
+	Pods   []*Pod  // its pods on the node that stay
+	Last   Outcome // the eviction API's last answer
+	Change Change
+}
+
+// Overlap is a pod under more than one budget: every eviction of it is a 500.
+type Overlap struct {
+	Pod     *Pod
+	Budgets []*Budget
+}
+
+// Room is the budget side of draining one node.
+type Room struct {
+	Node string
+	// Drain is the drain run with --force and --delete-emptydir-data, so
+	// that budgets are judged apart from the filters.
+	Drain    DrainResult
+	Refusals []Refusal
+	Overlaps []Overlap
+}
+
+// Blocked reports whether a budget keeps the node from draining.
+func (r Room) Blocked() bool { return len(r.Refusals)+len(r.Overlaps) > 0 }
+
+// all is the flags under which only budgets can stop a drain.
+var all = Flags{Force: true, DeleteEmptyDir: true}
+
+// Room drains node on a copy of s and names every budget that refuses for
+// good, each with its smallest change: the least relaxation, found by
+// replaying the drain, after which that budget no longer refuses (with the
+// other refusing budgets out of the way).
+func (s *Sim) Room(node string) Room {
+	trial := s.Clone()
+	trial.Flags = all
+	r := Room{Node: node, Drain: trial.Drain(node)}
+	index := map[*Budget]int{}
+	for _, bl := range r.Drain.Blocked {
+		if bl.Outcome.Code == ServerError {
+			r.Overlaps = append(r.Overlaps, Overlap{Pod: bl.Pod, Budgets: bl.Pod.Budgets})
+			continue
+		}
+		b := bl.Pod.Budgets[0]
+		i, seen := index[b]
+		if !seen {
+			i = len(r.Refusals)
+			index[b] = i
+			r.Refusals = append(r.Refusals, Refusal{Budget: b})
+		}
+		r.Refusals[i].Pods = append(r.Refusals[i].Pods, bl.Pod)
+		r.Refusals[i].Last = bl.Outcome
+	}
+	for i := range r.Refusals {
+		r.Refusals[i].Change = s.smallestChange(node, r.Refusals[i].Budget, r.Refusals)
+	}
+	return r
+}
+
+// smallestChange searches the least x by which b's desired healthy must drop
+// for the drain of node to pass b (more room never hurts, so the search is
+// a bisection), and words it as a change of b's spec.
+func (s *Sim) smallestChange(node string, b *Budget, refusing []Refusal) Change {
+	asInt := neverAllows(b) != ""
+	now := s.Count(b)
+	base := now.Desired
+	if asInt {
+		base = now.Healthy
+	}
+	blocked := func(x int32) bool {
+		c := s.Clone()
+		c.Flags = all
+		for _, o := range refusing {
+			if o.Budget != b {
+				c.relax(o.Budget, 1<<20, neverAllows(o.Budget) != "")
+			}
+		}
+		c.relax(b, x, asInt)
+		for _, bl := range c.Drain(node).Blocked {
+			if bl.Outcome.Code != ServerError && bl.Pod.Budgets[0] == b {
+				return true
+			}
+		}
+		return false
+	}
+	x := int32(sort.Search(int(base), func(i int) bool { return !blocked(int32(i + 1)) })) + 1
+	if x > base {
+		return ChangeFor(b, -1) // even 0 desired does not do: too few healthy pods
+	}
+	return ChangeFor(b, base-x)
+}
+
+// GenericChange is the smallest change after which b allows one
+// disruption wherever its pods are; "" when it already does.
+func GenericChange(b *Budget) Change {
+	if b.Count.Allowed > 0 {
+		return Change{}
+	}
+	if neverAllows(b) != "" {
+		return ChangeFor(b, b.Count.Healthy-1)
+	}
+	return ChangeFor(b, min(b.Count.Desired, b.Count.Healthy-1))
+}
+
+// WithoutBudgets copies s with every budget out of the way, to see what a
+// drain does once the budget room is made.
+func (s *Sim) WithoutBudgets() *Sim {
+	c := s.Clone()
+	for _, b := range s.m.Budgets {
+		c.relax(b, 1<<20, neverAllows(b) != "")
+	}
+	return c
+}
+
+// Fits reports whether every eviction from node passes its budget even if
+// no evicted pod ever came back: no pod under two budgets, no unready pod
+// (whose fate depends on the eviction policy), and each budget allowing at
+// least as many disruptions as it has pods there. Then Room would find
+// nothing, and needs no simulation.
+func (m *Model) Fits(node string) bool {
+	need := map[*Budget]int32{}
+	for _, p := range m.onNode[node] {
+		if p.Verdict.Stays != "" || p.skipsBudgets() || len(p.Budgets) == 0 {
+			continue
+		}
+		if len(p.Budgets) > 1 || !p.healthy() {
+			return false
+		}
+		need[p.Budgets[0]]++
+	}
+	for b, n := range need {
+		if b.Count.Allowed < n {
+			return false
+		}
+	}
+	return true
+}

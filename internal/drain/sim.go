@@ -1,0 +1,365 @@
+package drain
+
+import (
+	"maps"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/drvcheck/drvcheck/internal/sched"
+)
+
+// Sim replays cordons, drains and uncordons on top of a model without
+// changing it. It keeps only what moved, so a Sim is cheap to make and to
+// clone.
+type Sim struct {
+	Flags Flags
+
+	m        *Model
+	fleet    *sched.Fleet    // the fleet replacements are placed in
+	at       map[*Pod]string // where a moved pod is now ("" pending)
+	health   map[*Pod]bool   // healthy, for pods whose health changed
+	gone     map[*Pod]bool   // deleted for good (no controller)
+	arrived  map[string][]*Pod
+	pending  []*Pod // evicted pods whose replacement found no node
+	cordoned map[string]bool
+	cursor   map[*sched.Placement]int
+	delta    map[countKey]int
+	budgets  map[*Budget]*budgetState
+}
+
+// budgetState is a budget's numbers during a simulation. The disruption
+// controller is taken to catch up after every eviction: a replacement that
+// lands counts as healthy again, so a budget refuses for good only when it
+// cannot recover.
+type budgetState struct {
+	expected, desired, healthy int32
+	syncErr                    string
+	// relax lowers desired, to search for the smallest change; asInt
+	// replaces the spec with an integer minAvailable of intBase-relax.
+	relax   int32
+	asInt   bool
+	intBase int32
+}
+
+// Eviction is one pod a drain removed, and where its replacement went.
+type Eviction struct {
+	Pod      *Pod
+	From, To string // To is "" when the replacement stays Pending
+	Gone     bool   // no controller, or finished: the pod is deleted for good
+	Why      string // why no node fits the replacement
+}
+
+// Block is a pod the eviction API refuses.
+type Block struct {
+	Pod     *Pod
+	Outcome Outcome
+}
+
+// DrainResult is the outcome of draining one node.
+type DrainResult struct {
+	Node    string
+	Evicted []Eviction
+	Blocked []Block
+	// Refused are pods the drain's filters refuse with the Sim's flags;
+	// kubectl then evicts no pod at all.
+	Refused             []*Pod
+	NeedsForce          []*Pod
+	NeedsDeleteEmptyDir []*Pod
+	Stays               []*Pod // DaemonSet and mirror pods
+}
+
+// Done reports whether the drain emptied the node.
+func (r DrainResult) Done() bool { return len(r.Blocked) == 0 && len(r.Refused) == 0 }
+
+// NewSim starts a simulation from the model as read, with the drain flags.
+// Its maps are made on first write: most simulations touch a few pods.
+func (m *Model) NewSim(f Flags) *Sim {
+	return &Sim{Flags: f, m: m, fleet: m.fleet}
+}
+
+// Clone copies the simulation.
+func (s *Sim) Clone() *Sim {
+	c := *s
+	c.at, c.health, c.gone = maps.Clone(s.at), maps.Clone(s.health), maps.Clone(s.gone)
+	c.arrived = nil
+	for k, v := range s.arrived {
+		if c.arrived == nil {
+			c.arrived = map[string][]*Pod{}
+		}
+		c.arrived[k] = append([]*Pod(nil), v...)
+	}
+	c.pending = append([]*Pod(nil), s.pending...)
+	c.cordoned, c.cursor, c.delta = maps.Clone(s.cordoned), maps.Clone(s.cursor), maps.Clone(s.delta)
+	c.budgets = nil
+	for k, v := range s.budgets {
+		if c.budgets == nil {
+			c.budgets = map[*Budget]*budgetState{}
+		}
+		bs := *v
+		c.budgets[k] = &bs
+	}
+	return &c
+}
+
+// Model returns the model the simulation runs on.
+func (s *Sim) Model() *Model { return s.m }
+
+// NodeOf returns where p is now ("" when on no node).
+func (s *Sim) NodeOf(p *Pod) string {
+	if n, ok := s.at[p]; ok {
+		return n
+	}
+	return p.Node
+}
+
+// Cordoned reports whether the simulation cordoned node.
+func (s *Sim) Cordoned(node string) bool { return s.cordoned[node] }
+
+// Cordon marks node unschedulable, as kubectl cordon and the first step of
+// every drain do.
+func (s *Sim) Cordon(node string) {
+	if s.cordoned == nil {
+		s.cordoned = map[string]bool{}
+	}
+	s.cordoned[node] = true
+}
+
+// PodsOn lists the pods on node now, by namespace and name.
+func (s *Sim) PodsOn(node string) []*Pod {
+	seen := map[*Pod]bool{}
+	var out []*Pod
+	for _, list := range [][]*Pod{s.m.onNode[node], s.arrived[node]} {
+		for _, p := range list {
+			if !seen[p] && !s.gone[p] && s.NodeOf(p) == node {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	sortPods(out)
+	return out
+}
+
+// Drain cordons node and evicts its pods as kubectl drain --ignore-daemonsets
+// does: the filters first (any refusal and no pod is evicted), then
+// evictions, retried while any succeeds, as kubectl retries a 429 every 5s.
+// Pods whose replacement can land elsewhere go first, since a drain can
+// only pass in that order. A 500 or 403 is final.
+func (s *Sim) Drain(node string) DrainResult {
+	s.Cordon(node)
+	res := DrainResult{Node: node}
+	var evict []*Pod
+	for _, p := range s.PodsOn(node) {
+		v := p.Verdict
+		if v.Stays != "" {
+			res.Stays = append(res.Stays, p)
+			continue
+		}
+		if v.NeedsForce {
+			res.NeedsForce = append(res.NeedsForce, p)
+		}
+		if v.NeedsDeleteEmptyDir {
+			res.NeedsDeleteEmptyDir = append(res.NeedsDeleteEmptyDir, p)
+		}
+		if v.Refused(s.Flags) {
+			res.Refused = append(res.Refused, p)
+		}
+		evict = append(evict, p)
+	}
+	if len(res.Refused) > 0 {
+		return res
+	}
+	evict = s.replaceableFirst(evict)
+	last := map[*Pod]Outcome{}
+	for progress := true; progress && len(evict) > 0; {
+		progress = false
+		var retry []*Pod
+		for _, p := range evict {
+			o := s.evict(p)
+			switch o.Code {
+			case Evicted:
+				res.Evicted = append(res.Evicted, s.replace(p))
+				progress = true
+			case TooManyRequests:
+				retry = append(retry, p)
+				last[p] = o
+			default:
+				res.Blocked = append(res.Blocked, Block{Pod: p, Outcome: o})
+			}
+		}
+		evict = retry
+	}
+	for _, p := range evict {
+		res.Blocked = append(res.Blocked, Block{Pod: p, Outcome: last[p]})
+	}
+	return res
+}
+
+// Uncordon makes node schedulable again and lets Pending replacements land.
+func (s *Sim) Uncordon(node string) []Eviction {
+	delete(s.cordoned, node)
+	var landed []Eviction
+	waiting := s.pending
+	s.pending = nil
+	for _, p := range waiting {
+		if to, _ := s.find(p); to != "" {
+			s.move(p, to)
+			s.setHealthy(p, true)
+			landed = append(landed, Eviction{Pod: p, To: to})
+		} else {
+			s.pending = append(s.pending, p)
+		}
+	}
+	return landed
+}
+
+// Pending lists the evicted pods whose replacement found no node.
+func (s *Sim) Pending() []*Pod { return s.pending }
+
+// evict asks the eviction API about p under its budgets' current numbers.
+func (s *Sim) evict(p *Pod) Outcome {
+	gates := make([]*Gate, len(p.Budgets))
+	for i, b := range p.Budgets {
+		gates[i] = s.gate(b)
+	}
+	return Evict(s.candidate(p), gates)
+}
+
+// candidate is p as the eviction API sees it now: a replacement that landed
+// is Running and Ready.
+func (s *Sim) candidate(p *Pod) Candidate {
+	if _, moved := s.at[p]; moved {
+		return Candidate{Phase: corev1.PodRunning, Ready: true}
+	}
+	return p.candidate()
+}
+
+// replace removes p from its node and lands its replacement, when it has a
+// controller, on the first node that fits; otherwise it waits Pending. A
+// finished pod, or one without a controller, is gone for good.
+func (s *Sim) replace(p *Pod) Eviction {
+	e := Eviction{Pod: p, From: s.NodeOf(p)}
+	s.setHealthy(p, false)
+	s.move(p, "")
+	if p.Controller == "" || p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed {
+		if s.gone == nil {
+			s.gone = map[*Pod]bool{}
+		}
+		s.gone[p] = true
+		e.Gone = true
+		return e
+	}
+	e.To, e.Why = s.find(p)
+	if e.To == "" {
+		s.pending = append(s.pending, p)
+		return e
+	}
+	s.move(p, e.To)
+	s.setHealthy(p, true)
+	return e
+}
+
+// replaceableFirst orders pods whose replacement would land now before the
+// others, keeping their order otherwise.
+func (s *Sim) replaceableFirst(ps []*Pod) []*Pod {
+	var yes, no []*Pod
+	for _, p := range ps {
+		if s.wouldLand(p) {
+			yes = append(yes, p)
+		} else {
+			no = append(no, p)
+		}
+	}
+	return append(yes, no...)
+}
+
+// wouldLand tries p's replacement without moving anything.
+func (s *Sim) wouldLand(p *Pod) bool {
+	if p.Controller == "" {
+		return false
+	}
+	to, _ := s.search(p, true)
+	return to != ""
+}
+
+func (s *Sim) move(p *Pod, to string) {
+	if s.at == nil {
+		s.at, s.arrived, s.delta = map[*Pod]string{}, map[string][]*Pod{}, map[countKey]int{}
+	}
+	if from := s.NodeOf(p); from != "" {
+		s.m.addCounts(s.delta, p, from, -1)
+	}
+	s.at[p] = to
+	if to != "" {
+		s.m.addCounts(s.delta, p, to, 1)
+		s.arrived[to] = append(s.arrived[to], p)
+	}
+}
+
+func (s *Sim) isHealthy(p *Pod) bool {
+	if h, ok := s.health[p]; ok {
+		return h
+	}
+	return p.healthy()
+}
+
+// setHealthy keeps the budgets' healthy counts in step with p.
+func (s *Sim) setHealthy(p *Pod, h bool) {
+	if s.isHealthy(p) == h {
+		return
+	}
+	if s.health == nil {
+		s.health = map[*Pod]bool{}
+	}
+	s.health[p] = h
+	d := int32(-1)
+	if h {
+		d = 1
+	}
+	for _, b := range p.Budgets {
+		s.state(b).healthy += d
+	}
+}
+
+func (s *Sim) state(b *Budget) *budgetState {
+	bs, ok := s.budgets[b]
+	if !ok {
+		c := b.Count
+		bs = &budgetState{expected: c.Expected, desired: c.Desired, healthy: c.Healthy, syncErr: c.SyncErr}
+		if s.budgets == nil {
+			s.budgets = map[*Budget]*budgetState{}
+		}
+		s.budgets[b] = bs
+	}
+	return bs
+}
+
+// Count is b's status now.
+func (s *Sim) Count(b *Budget) Count {
+	bs := s.state(b)
+	c := Count{Expected: bs.expected, Desired: bs.desired - bs.relax, Healthy: bs.healthy, SyncErr: bs.syncErr}
+	if bs.asInt {
+		c.Expected, c.Desired, c.SyncErr = int32(len(b.Pods)), bs.intBase-bs.relax, ""
+	}
+	c.Allowed = Allowed(c.Expected, c.Desired, c.Healthy, c.SyncErr != "")
+	return c
+}
+
+func (s *Sim) gate(b *Budget) *Gate { return b.gate(s.Count(b)) }
+
+// relax lowers b's desired healthy by x; with asInt, b is taken as an
+// integer minAvailable of its healthy pods now, minus x.
+func (s *Sim) relax(b *Budget, x int32, asInt bool) {
+	bs := s.state(b)
+	bs.relax, bs.asInt = x, asInt
+	if asInt {
+		bs.intBase = bs.healthy
+	}
+}
+
+func (s *Sim) setCursor(pl *sched.Placement, i int) {
+	if s.cursor == nil {
+		s.cursor = map[*sched.Placement]int{}
+	}
+	s.cursor[pl] = i
+}

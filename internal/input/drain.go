@@ -1,0 +1,99 @@
+package input
+
+import (
+	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
+)
+
+// addDrain adds what a drain meets: every budget (input.pdbs) and, per GPU
+// node, the pods a drain would need flags for and the budgets that refuse
+// its evictions (input.drain).
+func addDrain(doc map[string]any, m *drain.Model) {
+	if m == nil {
+		return
+	}
+	doc["pdbs"] = pdbEntries(m)
+	doc["drain"] = drainEntries(m)
+}
+
+// drainEntries drains each GPU node alone, on the fleet as read. A node
+// whose evictions all fit their budgets outright is not simulated.
+func drainEntries(m *drain.Model) map[string]any {
+	out := map[string]any{}
+	for _, n := range m.Nodes {
+		if !nodefacts.Of(n).GPU {
+			continue
+		}
+		room := drain.Room{Node: n.Name}
+		if !m.Fits(n.Name) {
+			room = m.NewSim(drain.Flags{}).Room(n.Name)
+		}
+		out[n.Name] = drainEntry(m, room)
+	}
+	return out
+}
+
+// drainEntry is what kubectl drain's filters make of the node's pods, and
+// the budgets that refuse.
+func drainEntry(m *drain.Model, r drain.Room) map[string]any {
+	stays, force, emptyDir := []any{}, []*drain.Pod{}, []*drain.Pod{}
+	pods := m.PodsOn(r.Node)
+	for _, p := range pods {
+		v := p.Verdict
+		switch {
+		case v.Stays != "":
+			stays = append(stays, map[string]any{"pod": p.Key(), "reason": v.Stays})
+		case v.NeedsForce && v.NeedsDeleteEmptyDir:
+			force, emptyDir = append(force, p), append(emptyDir, p)
+		case v.NeedsForce:
+			force = append(force, p)
+		case v.NeedsDeleteEmptyDir:
+			emptyDir = append(emptyDir, p)
+		}
+	}
+	refusals := []any{}
+	for _, f := range r.Refusals {
+		refusals = append(refusals, map[string]any{
+			"budget": loadRef(f.Budget.Ref),
+			"name":   f.Budget.Name(),
+			"pods":   podKeys(f.Pods),
+			"code":   f.Last.Code,
+			"cause":  f.Last.Cause,
+			"change": f.Change.Text,
+			"status": f.Budget.Status,
+		})
+	}
+	overlaps := []any{}
+	for _, o := range r.Overlaps {
+		names := make([]string, len(o.Budgets))
+		for i, b := range o.Budgets {
+			names[i] = b.Name()
+		}
+		overlaps = append(overlaps, map[string]any{"pod": o.Pod.Key(), "budgets": anyStrings(names)})
+	}
+	return map[string]any{
+		"pods":                  len(pods),
+		"evictions":             len(pods) - len(stays),
+		"stays":                 stays,
+		"needs_force":           podEntries(force),
+		"needs_delete_emptydir": podEntries(emptyDir),
+		"refusals":              refusals,
+		"overlaps":              overlaps,
+	}
+}
+
+func podEntries(ps []*drain.Pod) []any {
+	out := make([]any, len(ps))
+	for i, p := range ps {
+		out[i] = map[string]any{"pod": p.Key(), "namespace": p.Namespace, "name": p.Name, "workload": loadRef(p.Workload)}
+	}
+	return out
+}
+
+func podKeys(ps []*drain.Pod) []any {
+	out := make([]any, len(ps))
+	for i, p := range ps {
+		out[i] = p.Key()
+	}
+	return out
+}
