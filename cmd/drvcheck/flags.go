@@ -53,12 +53,8 @@ func newFlags(name, args string, stderr io.Writer) *options {
 // parse parses args and merges the config file: a flag given on the command
 // line wins over the same key in the file.
 func (o *options) parse(args []string) error {
-	if err := o.fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			o.fs.Usage()
-			return errHelp
-		}
-		return fmt.Errorf("%s: %w", o.fs.Name(), err)
+	if err := o.parseFlags(args); err != nil {
+		return err
 	}
 	conf, err := config.Load(o.configPath)
 	if err != nil {
@@ -82,6 +78,17 @@ func (o *options) parse(args []string) error {
 		o.cudaCompat = conf.CUDACompat
 	}
 	return o.validate()
+}
+
+// parseFlags parses the command line alone, without the config file.
+func (o *options) parseFlags(args []string) error {
+	if err := o.fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return errHelp // pflag has printed the usage
+		}
+		return fmt.Errorf("%s: %w", o.fs.Name(), err)
+	}
+	return nil
 }
 
 func (o *options) fromConfig(flag string, dst *[]string, vals []string) {

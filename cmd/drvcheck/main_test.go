@@ -276,3 +276,10 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("code %d out %q", code, out)
 	}
 }
+
+func TestHelpPrintsUsageOnce(t *testing.T) {
+	out, errOut, code := drvcheck(t, "", "check", "--help")
+	if code != 0 || out != "" || strings.Count(errOut, "Usage: drvcheck check") != 1 || !strings.Contains(errOut, "--matrix") {
+		t.Fatalf("code %d out %q err %q", code, out, errOut)
+	}
+}

@@ -16,8 +16,8 @@ var (
 
 func runVersion(_ context.Context, e *env, args []string) error {
 	o := newFlags("version", "", e.stderr)
-	if err := o.fs.Parse(args); err != nil {
-		return o.parse(args) // same message and --help handling as other commands
+	if err := o.parseFlags(args); err != nil {
+		return err
 	}
 	v, c := buildVersion()
 	fmt.Fprintf(e.stdout, "drvcheck %s\ncommit %s\nopa %s\n", v, c, opaversion.Version)
