@@ -3,6 +3,10 @@ package policy
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/loader"
@@ -19,7 +23,7 @@ type Options struct {
 
 // Engine holds the rules of one run, compiled and prepared once.
 type Engine struct {
-	findings rego.PreparedEvalQuery
+	findings []rego.PreparedEvalQuery // one per rule package, evaluated in parallel
 	rules    []Rule
 	custom   bool
 	store    storage.Store // the user's data (--data), read by Data
@@ -45,11 +49,14 @@ func New(ctx context.Context, opt Options) (*Engine, error) {
 		return nil, oneLine(compiler.Errors)
 	}
 	base := []func(*rego.Rego){rego.Compiler(compiler), rego.Store(store), rego.StrictBuiltinErrors(true)}
-	pq, err := rego.New(append(base, rego.Query("data."+RulesPackage+"[_].findings[_]"))...).PrepareForEval(ctx)
-	if err != nil {
-		return nil, oneLine(err)
+	e := &Engine{custom: len(user) > 0, store: store}
+	for _, pkg := range rulePackages(compiler) {
+		pq, err := rego.New(append(base, rego.Query(pkg+".findings[_]"))...).PrepareForEval(ctx)
+		if err != nil {
+			return nil, oneLine(err)
+		}
+		e.findings = append(e.findings, pq)
 	}
-	e := &Engine{findings: pq, custom: len(user) > 0, store: store}
 	if e.rules, err = readRules(ctx, base); err != nil {
 		return nil, err
 	}
@@ -64,8 +71,38 @@ func (e *Engine) Rules() []Rule { return e.rules }
 
 // Eval evaluates every rule over input and returns the findings, unsorted
 // and without file and line.
+//
+// Rule packages are independent, so they are evaluated in parallel, one
+// worker per CPU; the findings come back in package order.
 func (e *Engine) Eval(ctx context.Context, input ast.Value) ([]Finding, error) {
-	rs, err := e.findings.Eval(ctx, rego.EvalParsedInput(input))
+	results := make([][]Finding, len(e.findings))
+	errs := make([]error, len(e.findings))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(e.findings)) {
+		wg.Go(func() {
+			for i := range jobs {
+				results[i], errs[i] = evalOne(ctx, e.findings[i], input)
+			}
+		})
+	}
+	for i := range e.findings {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	var out []Finding
+	for i := range results {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out = append(out, results[i]...)
+	}
+	return out, nil
+}
+
+func evalOne(ctx context.Context, pq rego.PreparedEvalQuery, input ast.Value) ([]Finding, error) {
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input))
 	if err != nil {
 		return nil, oneLine(err)
 	}
@@ -78,6 +115,29 @@ func (e *Engine) Eval(ctx context.Context, input ast.Value) ([]Finding, error) {
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// rulePackages lists, sorted, every package under drvcheck.rules (at any
+// depth) that defines findings.
+func rulePackages(c *ast.Compiler) []string {
+	seen := map[string]bool{}
+	for _, m := range c.Modules {
+		pkg := m.Package.Path.String()
+		if !strings.HasPrefix(pkg, "data."+RulesPackage+".") {
+			continue
+		}
+		for _, r := range m.Rules {
+			if r.Head.Name.String() == "findings" || r.Head.Ref().String() == "findings" {
+				seen[pkg] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for p := range seen {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func moduleMap(mods []*ast.Module) map[string]*ast.Module {

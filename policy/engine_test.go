@@ -152,3 +152,23 @@ func TestSortFollowsTheContract(t *testing.T) {
 		t.Fatalf("order %v", got)
 	}
 }
+
+func TestNestedRulePackagesAreEvaluated(t *testing.T) {
+	dir := writePolicy(t, "deep.rego", `package drvcheck.rules.acme.gpu.deep
+
+findings contains {"rule": "DEEP1", "title": "t", "severity": "info", "message": "m", "object": {"kind": "Node", "namespace": "", "name": n.name}} if {
+	some n in input.nodes
+}
+`)
+	e, err := New(context.Background(), Options{Policies: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := eval(t, e, map[string]any{"catalog": map[string]any{"configured": false}, "nodes": []any{map[string]any{"name": "a", "gpu": false}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 1 || fs[0].Rule != "DEEP1" {
+		t.Fatalf("findings %+v", fs)
+	}
+}

@@ -1,6 +1,9 @@
 package input
 
 import (
+	"maps"
+	"sync"
+
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/cuda"
 	"github.com/drvcheck/drvcheck/internal/drain"
@@ -29,16 +32,29 @@ func Build(inv *inventory.Inventory, cat *catalog.Catalog, opt Options) map[stri
 	if inv.Live {
 		mode = "cluster"
 	}
-	nodes, gpu := nodeEntries(inv, cat)
-	doc := map[string]any{
-		"version": Version,
-		"mode":    mode,
-		"catalog": catalogEntry(cat),
-		"nodes":   nodes,
-		"summary": map[string]any{"gpu_nodes": gpu, "objects": inv.Objects},
+	// The sections do not depend on each other: gather them at once.
+	var (
+		nodes     []any
+		gpu       int
+		workloads []any
+		drainDoc  map[string]any
+		wg        sync.WaitGroup
+	)
+	wg.Go(func() { nodes, gpu = nodeEntries(inv, cat) })
+	wg.Go(func() { workloads = workloadEntries(inv, opt.CUDA) })
+	if opt.Drain != nil {
+		wg.Go(func() { drainDoc = DrainSections(opt.Drain) })
 	}
-	addDrain(doc, opt.Drain)
-	doc["workloads"] = workloadEntries(inv, opt.CUDA)
+	wg.Wait()
+	doc := map[string]any{
+		"version":   Version,
+		"mode":      mode,
+		"catalog":   catalogEntry(cat),
+		"nodes":     nodes,
+		"workloads": workloads,
+		"summary":   map[string]any{"gpu_nodes": gpu, "objects": inv.Objects},
+	}
+	maps.Copy(doc, drainDoc)
 	if opt.Objects != nil {
 		doc["objects"] = opt.Objects
 	}

@@ -8,12 +8,11 @@ import (
 // addDrain adds what a drain meets: every budget (input.pdbs) and, per GPU
 // node, the pods a drain would need flags for and the budgets that refuse
 // its evictions (input.drain).
-func addDrain(doc map[string]any, m *drain.Model) {
-	if m == nil {
-		return
-	}
-	doc["pdbs"] = pdbEntries(m)
-	doc["drain"] = drainEntries(m)
+// DrainSections are the document's "pdbs" and "drain" sections, built from
+// m; Build adds them when Options.Drain is set, and a caller that builds
+// the model while Build runs can add them itself.
+func DrainSections(m *drain.Model) map[string]any {
+	return map[string]any{"pdbs": pdbEntries(m), "drain": drainEntries(m)}
 }
 
 // drainEntries drains each GPU node alone, on the fleet as read. A node

@@ -2,8 +2,12 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -133,16 +137,30 @@ func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Invento
 	if engine.Custom() {
 		opt.Objects = rawObjects(inv)
 	}
-	model, err := drain.New(inv)
-	if err != nil {
-		return nil, err
-	}
-	opt.Drain = model
+	var err error
 	if opt.CUDA, err = cudaPolicy(ctx, engine, settings); err != nil {
 		return nil, err
 	}
+	// The drain model and the rest of the document are independent: build
+	// them at once.
+	var (
+		model    *drain.Model
+		drainDoc map[string]any
+		drainErr error
+		wg       sync.WaitGroup
+	)
+	wg.Go(func() {
+		if model, drainErr = drain.New(inv); drainErr == nil {
+			drainDoc = input.DrainSections(model)
+		}
+	})
 	doc := input.Build(inv, cat, opt)
-	value, err := ast.InterfaceToValue(doc)
+	wg.Wait()
+	if drainErr != nil {
+		return nil, drainErr
+	}
+	maps.Copy(doc, drainDoc)
+	value, err := toValue(doc)
 	if err != nil {
 		return nil, fmt.Errorf("input document: %w", err)
 	}
@@ -155,6 +173,26 @@ func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Invento
 	res := &Result{Findings: findings, Rules: engine.Rules(), Inventory: inv, Catalog: cat, Drain: model}
 	res.Summary = summarize(doc, findings, inv)
 	return res, nil
+}
+
+// toValue converts the document for OPA, its sections in parallel: on a
+// large fleet the conversion costs as much as evaluating the rules.
+func toValue(doc map[string]any) (ast.Value, error) {
+	keys := slices.Sorted(maps.Keys(doc))
+	terms := make([][2]*ast.Term, len(keys))
+	errs := make([]error, len(keys))
+	var wg sync.WaitGroup
+	for i, k := range keys {
+		wg.Go(func() {
+			v, err := ast.InterfaceToValue(doc[k])
+			terms[i], errs[i] = [2]*ast.Term{ast.StringTerm(k), ast.NewTerm(v)}, err
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return ast.NewObject(terms...), nil
 }
 
 // place fills file and line from where each finding's object was read.
