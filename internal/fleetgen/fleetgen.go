@@ -2,8 +2,11 @@
 // benchmarks that hold drvcheck to its speed budget: thousands of nodes in a
 // few dozen kinds (driver branch x kernel x OS), workloads pinned to driver
 // branches with CUDA images, hostname anti-affinity and budgets over them,
-// spread across files as a GitOps repository would hold them. The output
-// depends only on the Spec, so runs are comparable.
+// spread across files as a GitOps repository would hold them. Like a real
+// repository, the fleet is mostly healthy with a sprinkle of every problem
+// (a new kernel without its image, CUDA images on too-old drivers, Gt on a
+// non-integer label, budgets without room). The output depends only on the
+// Spec, so runs are comparable.
 package fleetgen
 
 import (
@@ -26,7 +29,16 @@ var (
 	branches = []string{"535", "550", "570", "580"}
 	kernels  = []string{"5.15.0-119-generic", "5.15.0-107-generic", "6.8.0-45-generic", "6.8.0-52-generic", "5.15.0-1061-aws"}
 	oses     = []string{"22.04", "24.04"}
-	images   = []string{"nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04", "nvcr.io/nvidia/cuda:13.0.0-runtime-ubuntu24.04", "nvcr.io/nvidia/pytorch:24.05-py3", "busybox:1.36"}
+	// newKernel is on every 250th node and in no matrix row (DRV001).
+	newKernel = "6.8.0-60-generic"
+	// pins are the kinds of GPU workloads: an image and the driver
+	// constraint it is written with.
+	pins = []struct{ image, op, value string }{
+		{"nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04", "In", "550"},
+		{"nvcr.io/nvidia/cuda:13.0.0-runtime-ubuntu24.04", "In", "580"},
+		{"nvcr.io/nvidia/cuda:12.8.1-runtime-ubuntu24.04", "Gt", "540"},
+		{"busybox:1.36", "In", "570"},
+	}
 )
 
 // Write generates the fleet under dir (k8s/*.yaml) and a support matrix
@@ -92,6 +104,9 @@ func (w *writer) flush() error {
 
 func nodeYAML(i int) string {
 	b, k, o := branches[i%len(branches)], kernels[(i/4)%len(kernels)], oses[(i/20)%len(oses)]
+	if i%250 == 249 {
+		k = newKernel
+	}
 	name := fmt.Sprintf("gpu-%05d", i)
 	taint := ""
 	if i%10 == 0 {
@@ -123,6 +138,15 @@ spec:
 }
 
 func workloadYAML(i int) string {
+	pin := pins[i%len(pins)]
+	if i%200 == 101 { // a CUDA 13 image on a 570 driver (DRV012)
+		pin = pins[1]
+		pin.value = "570"
+	}
+	osKey, osValue := "feature.node.kubernetes.io/system-os_release.VERSION_ID", "In\n                values: [\""+oses[i%len(oses)]+"\"]"
+	if i%500 == 233 { // Gt on a non-integer label (DRV011, DRV010)
+		osValue = "Gt\n                values: [\"22\"]"
+	}
 	kind, apiVersion := "Deployment", "apps/v1"
 	switch i % 10 {
 	case 7:
@@ -169,23 +193,30 @@ spec:
               - key: nvidia.com/cuda.driver-version.major
                 operator: %[8]s
                 values: ["%[9]s"]
-              - key: feature.node.kubernetes.io/system-os_release.VERSION_ID
-                operator: In
-                values: ["%[10]s"]
+              - key: %[10]s
+                operator: %[11]s
         podAntiAffinity:
           requiredDuringSchedulingIgnoredDuringExecution:
           - topologyKey: kubernetes.io/hostname
             labelSelector:
               matchLabels:
                 app: app-%05[3]d
-`, apiVersion, kind, i, i%50, replicas, selector, images[i%len(images)],
-		[]string{"In", "Gt", "In"}[i%3], []string{"550", "540", "570"}[i%3], oses[i%len(oses)])
+`, apiVersion, kind, i, i%50, replicas, selector, pin.image, pin.op, pin.value, osKey, osValue)
 }
 
+// pdbYAML leaves room for one disruption, as a healthy budget does, but
+// for every 100th budget, which leaves none (DRV020).
 func pdbYAML(i, workloads int) string {
 	target := i * max(1, workloads/max(1, 5000)) % max(1, workloads)
-	budget := fmt.Sprintf("minAvailable: %d", 1+i%3)
-	if i%4 == 1 {
+	pods := 1 + target%4
+	if target%10 == 8 { // a Job: one pod
+		pods = 1
+	}
+	budget := fmt.Sprintf("minAvailable: %d", pods-1)
+	switch {
+	case i%100 == 41:
+		budget = fmt.Sprintf("minAvailable: %d", pods)
+	case i%4 == 1:
 		budget = "maxUnavailable: 25%"
 	}
 	return fmt.Sprintf(`apiVersion: policy/v1
@@ -201,8 +232,8 @@ spec:
 `, i, target%50, budget, target)
 }
 
-// writeMatrix lists every generated combination but the aws kernel on
-// 24.04, so a run has DRV001 findings to report.
+// writeMatrix lists every generated combination but those of newKernel,
+// so a run has DRV001 findings to report.
 func writeMatrix(dir string) (string, error) {
 	path := filepath.Join(dir, "support-matrix.csv")
 	f, err := os.Create(path)
@@ -214,9 +245,6 @@ func writeMatrix(dir string) (string, error) {
 	for _, b := range branches {
 		for _, k := range kernels {
 			for _, o := range oses {
-				if k == "5.15.0-1061-aws" && o == "24.04" {
-					continue
-				}
 				fmt.Fprintf(w, "%s,%s,ubuntu%s\n", b, k, o)
 			}
 		}
