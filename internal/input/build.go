@@ -28,6 +28,7 @@ func Build(inv *inventory.Inventory, cat *catalog.Catalog, opt Options) map[stri
 		"nodes":   nodes,
 		"summary": map[string]any{"gpu_nodes": gpu, "objects": inv.Objects},
 	}
+	addLive(doc, inv)
 	if opt.Objects != nil {
 		doc["objects"] = opt.Objects
 	}
