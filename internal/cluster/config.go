@@ -67,7 +67,7 @@ func restConfig(opt Options) (*rest.Config, error) {
 	overrides := &clientcmd.ConfigOverrides{CurrentContext: opt.Context}
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
 	if err != nil {
-		return nil, configError(err, opt)
+		return nil, configError(err)
 	}
 	cfg.Timeout = opt.Timeout
 	return tune(cfg), nil
@@ -88,12 +88,9 @@ func tune(cfg *rest.Config) *rest.Config {
 // configError keeps the loader's message (it names the file or context, not
 // credentials) and explains the empty case, which client-go words in terms
 // of an environment variable kubectl no longer documents.
-func configError(err error, opt Options) error {
+func configError(err error) error {
 	if clientcmd.IsEmptyConfig(err) {
 		return errors.New("cluster: no configuration found: give --kubeconfig, set KUBECONFIG, create ~/.kube/config, or run inside a Pod")
-	}
-	if opt.Context != "" && clientcmd.IsContextNotFound(err) {
-		return fmt.Errorf("cluster: context %q not found in the kubeconfig", opt.Context)
 	}
 	return fmt.Errorf("cluster: kubeconfig: %v", err)
 }
