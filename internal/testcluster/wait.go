@@ -76,9 +76,12 @@ func (c *Cluster) WaitServiceAccount(ctx context.Context, ns string) error {
 	})
 }
 
-// WaitNodesReady waits until each named node is Ready and has lost the
-// not-ready taint (the node lifecycle controller's doing), so the
-// scheduler will place pods on it.
+// WaitNodesReady waits until each named node is Ready, has lost the
+// not-ready taint (the node lifecycle controller's doing) and advertises
+// room for pods, so the scheduler will place pods on it. A node applied
+// with a Ready condition already (the lab's node3.yaml) gets its capacity
+// from kwok only once the node lifecycle controller has found it silent,
+// after the grace period of about 50 s, as on a kwok cluster of the lab.
 func (c *Cluster) WaitNodesReady(ctx context.Context, names ...string) error {
 	for _, name := range names {
 		err := Poll(ctx, "node "+name+" ready and untainted", func(ctx context.Context) (bool, error) {
@@ -100,6 +103,9 @@ func nodeReady(n *corev1.Node) bool {
 		if t.Key == corev1.TaintNodeNotReady || t.Key == corev1.TaintNodeUnreachable {
 			return false
 		}
+	}
+	if n.Status.Allocatable.Pods().IsZero() {
+		return false
 	}
 	for _, cond := range n.Status.Conditions {
 		if cond.Type == corev1.NodeReady {
