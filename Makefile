@@ -6,16 +6,23 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 LAB     := testdata/lab
 
-.PHONY: build test lint demo fuzz bench clean
+.PHONY: build test lint demo fuzz bench bench-live controlplane clean
 
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/drvcheck
 
-# Everything: lint, the Go tests (Rego unit tests included), and a short
-# fuzz of every parser.
-test: lint
-	$(GO) test -count=1 ./...
+# Everything: lint, the Go tests (Rego unit tests included, and the lab end
+# to end on a real control plane), and a short fuzz of every parser.
+test: lint controlplane
+	DRVCHECK_REQUIRE_CLUSTER=1 $(GO) test -count=1 ./...
 	$(MAKE) fuzz FUZZTIME=10s
+
+# The real control plane the cluster tests run (etcd, kube-apiserver,
+# kube-controller-manager, kube-scheduler, kwok), cached outside the repo by
+# version: the first build takes about ten minutes on two cores, later ones
+# reuse it.
+controlplane:
+	bash hack/controlplane/build.sh >/dev/null
 
 lint:
 	$(GO) vet ./...
@@ -33,8 +40,19 @@ fuzz:
 	$(GO) test ./internal/load -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/catalog -run '^$$' -fuzz '^FuzzParseMatrix$$' -fuzztime $(FUZZTIME)
 
+# Go benchmarks, then bench-live when the control plane is built.
 bench:
 	$(GO) test ./... -run '^$$' -bench . -benchmem
+	@if bash hack/controlplane/build.sh --check >/dev/null; then $(MAKE) --no-print-directory bench-live; \
+	else echo "bench-live skipped: control plane not built (make controlplane)"; fi
+
+# drvcheck scan of 5,000 fake nodes and 20,000 pods against fetching the same
+# lists raw with kubectl get --raw; prints the ratio (goal <= 1.5).
+BENCH_NODES ?= 5000
+BENCH_PODS  ?= 20000
+bench-live: build controlplane
+	@DRVCHECK_BENCH_LIVE=1 DRVCHECK_BIN=$(abspath $(BIN)) DRVCHECK_BENCH_NODES=$(BENCH_NODES) DRVCHECK_BENCH_PODS=$(BENCH_PODS) \
+	$(GO) test ./internal/cluster -run '^TestBenchLive$$' -count=1 -v -timeout 60m
 
 clean:
 	rm -rf bin
