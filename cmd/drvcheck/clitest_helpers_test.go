@@ -95,8 +95,8 @@ meta := {"id": "LIVE900", "title": "live-facts", "severity": "info", "help": "te
 
 findings contains f if {
 	some p in input.cluster.pods
-	p.scheduled.status == "False"
-	f := lib.finding(meta, p.object, {"message": sprintf("unschedulable: %s", [p.scheduled.message])})
+	p.scheduled == "False"
+	f := lib.finding(meta, p.object, {"message": sprintf("unschedulable: %s", [p.scheduled_message])})
 }
 
 findings contains f if {

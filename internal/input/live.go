@@ -26,51 +26,46 @@ func addLive(doc map[string]any, inv *inventory.Inventory) {
 	}
 }
 
+// livePods has one flat entry per pod: a fleet has tens of thousands, and
+// every nested map costs on the way into OPA.
 func livePods(pods []*corev1.Pod) []any {
 	out := make([]any, 0, len(pods))
 	for _, p := range pods {
-		out = append(out, map[string]any{
-			"object":      ref("Pod", p.Namespace, p.Name),
-			"node":        p.Spec.NodeName,
-			"phase":       string(p.Status.Phase),
-			"ready":       conditionTrue(p, corev1.PodReady),
-			"terminating": p.DeletionTimestamp != nil,
-			"controller":  controllerOf(p),
-			"scheduled":   podScheduled(p),
-			"labels":      stringMap(p.Labels),
-		})
+		e := map[string]any{
+			"object":            ref("Pod", p.Namespace, p.Name),
+			"node":              p.Spec.NodeName,
+			"phase":             string(p.Status.Phase),
+			"ready":             conditionTrue(p, corev1.PodReady),
+			"terminating":       p.DeletionTimestamp != nil,
+			"controller_kind":   "",
+			"controller_name":   "",
+			"scheduled":         "",
+			"scheduled_reason":  "",
+			"scheduled_message": "",
+		}
+		if c := metav1.GetControllerOfNoCopy(p); c != nil {
+			e["controller_kind"], e["controller_name"] = c.Kind, c.Name
+		}
+		if c := podCondition(p, corev1.PodScheduled); c != nil {
+			e["scheduled"], e["scheduled_reason"], e["scheduled_message"] = string(c.Status), c.Reason, c.Message
+		}
+		out = append(out, e)
 	}
 	return out
 }
 
-// controllerOf is the pod's controlling owner; kind and name are empty for
-// a pod without one.
-func controllerOf(p *corev1.Pod) map[string]any {
-	c := metav1.GetControllerOfNoCopy(p)
-	if c == nil {
-		return map[string]any{"kind": "", "name": ""}
-	}
-	return map[string]any{"kind": c.Kind, "name": c.Name}
-}
-
-// podScheduled is the PodScheduled condition; status is empty when the
-// scheduler has not written one yet.
-func podScheduled(p *corev1.Pod) map[string]any {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodScheduled {
-			return map[string]any{"status": string(c.Status), "reason": c.Reason, "message": c.Message}
+func podCondition(p *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == t {
+			return &p.Status.Conditions[i]
 		}
 	}
-	return map[string]any{"status": "", "reason": "", "message": ""}
+	return nil
 }
 
 func conditionTrue(p *corev1.Pod, t corev1.PodConditionType) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == t {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
+	c := podCondition(p, t)
+	return c != nil && c.Status == corev1.ConditionTrue
 }
 
 func liveBudgets(pdbs []*policyv1.PodDisruptionBudget, pods []*corev1.Pod) []any {
@@ -99,10 +94,10 @@ func liveBudgets(pdbs []*policyv1.PodDisruptionBudget, pods []*corev1.Pod) []any
 	return out
 }
 
-// selectedPods lists the pods of the budget's namespace that its selector
-// matches (the disruption controller's and the eviction API's pod set; a
-// nil selector matches nothing, an empty one everything), and the sorted
-// nodes they run on.
+// selectedPods lists the names of the pods of the budget's namespace that
+// its selector matches (the disruption controller's and the eviction API's
+// pod set; a nil selector matches nothing, an empty one everything), and
+// the sorted nodes they run on.
 func selectedPods(b *policyv1.PodDisruptionBudget, pods []*corev1.Pod) (selected, nodes []any) {
 	selected, nodes = []any{}, []any{}
 	sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
@@ -115,7 +110,7 @@ func selectedPods(b *policyv1.PodDisruptionBudget, pods []*corev1.Pod) (selected
 		if !sel.Matches(labels.Set(p.Labels)) {
 			continue
 		}
-		selected = append(selected, ref("Pod", p.Namespace, p.Name))
+		selected = append(selected, p.Name)
 		if n := p.Spec.NodeName; n != "" && !seen[n] {
 			seen[n] = true
 			names = append(names, n)
