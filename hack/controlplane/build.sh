@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds (or reuses) the real control plane that drvcheck's cluster tests run:
-# etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok.
+# etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok, and
+# the kubectl of the same release that the tests drive it with.
 # The binaries are cached outside the repo, keyed by version, so only the
 # first run on a machine pays the ~10 minute build. Prints the bin folder.
 #
@@ -18,7 +19,7 @@ bin="$cache/kube-$KUBE_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION"
 stagedir="$bin/stage"
 
 if [ "${1:-}" = --check ]; then
-  for f in etcd kwok kube-apiserver kube-controller-manager kube-scheduler; do
+  for f in etcd kwok kube-apiserver kube-controller-manager kube-scheduler kubectl; do
     [ -x "$bin/$f" ] || exit 1
   done
   [ -d "$stagedir" ] || exit 1
@@ -41,6 +42,7 @@ build kwok kwok sigs.k8s.io/kwok/cmd/kwok
 build kube kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$kv"
 build kube kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager "$kv"
 build kube kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler "$kv"
+build kube kubectl k8s.io/kubernetes/cmd/kubectl "$kv"
 
 # kwok's own stage files, straight from its module: only the Stage
 # documents (kwok would reject the kustomization.yaml beside them).

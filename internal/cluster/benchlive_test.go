@@ -34,12 +34,9 @@ func TestBenchLive(t *testing.T) {
 	if bin == "" {
 		t.Fatal("DRVCHECK_BIN must name the drvcheck binary")
 	}
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Fatal(err)
-	}
 	nodes, pods := envInt(t, "DRVCHECK_BENCH_NODES", 5000), envInt(t, "DRVCHECK_BENCH_PODS", 20000)
 	c := testcluster.Start(t, testcluster.Options{Quiet: true})
+	kubectl := c.KubectlPath()
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
 

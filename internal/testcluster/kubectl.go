@@ -4,17 +4,19 @@ import (
 	"bytes"
 	"context"
 	"os/exec"
+	"path/filepath"
 )
 
-// Kubectl runs the kubectl on PATH against this cluster as the admin and
-// returns its standard output and standard error.
+// KubectlPath is the kubectl that build.sh built from the same Kubernetes
+// release as the control plane, so that drain and apply behave as that
+// release's do.
+func (c *Cluster) KubectlPath() string { return filepath.Join(c.bin, "kubectl") }
+
+// Kubectl runs kubectl against this cluster as the admin and returns its
+// standard output and standard error.
 func (c *Cluster) Kubectl(ctx context.Context, args ...string) (stdout, stderr string, err error) {
-	path, err := exec.LookPath("kubectl")
-	if err != nil {
-		return "", "", err
-	}
 	var out, errOut bytes.Buffer
-	cmd := exec.CommandContext(ctx, path, append([]string{"--kubeconfig=" + c.Kubeconfig}, args...)...)
+	cmd := exec.CommandContext(ctx, c.KubectlPath(), append([]string{"--kubeconfig=" + c.Kubeconfig}, args...)...)
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	cmd.Env = c.env()
 	err = cmd.Run()
