@@ -24,11 +24,16 @@ func (c *Client) Read(ctx context.Context, kinds []Kind, keepRaw bool) (*invento
 	ls := listers(c.cs, &b)
 	errs := make([]error, len(kinds))
 	var wg sync.WaitGroup
+	seen := map[Kind]bool{}
 	for i, k := range kinds {
 		list, ok := ls[k]
 		if !ok {
 			return nil, fmt.Errorf("cluster: drvcheck does not read %s", k)
 		}
+		if seen[k] {
+			continue // a kind given twice is listed once
+		}
+		seen[k] = true
 		wg.Go(func() {
 			if err := list(ctx); err != nil {
 				errs[i] = c.explain(err, "list", k)

@@ -71,6 +71,18 @@ func New(opt Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	for attempt := 1; ; attempt++ {
+		c, err := newCluster(bin, opt)
+		// A free port can be taken by another test process between our
+		// asking for it and the component binding it: try again.
+		if err != nil && strings.Contains(err.Error(), "address already in use") && attempt < 3 {
+			continue
+		}
+		return c, err
+	}
+}
+
+func newCluster(bin string, opt Options) (*Cluster, error) {
 	dir, err := os.MkdirTemp("", "drvcheck-cluster-")
 	if err != nil {
 		return nil, err
