@@ -37,10 +37,13 @@ func TestRBAC(t *testing.T) {
 		// The authorizer sees a new binding within moments; the cluster's
 		// state is settled (labCluster waited), so two scans agree.
 		var got, want result
-		waitFor(t, "the reader's scan to equal the admin's", func(context.Context) (bool, error) {
+		err = testcluster.Poll(ctx, "the reader's scan to equal the admin's", func(context.Context) (bool, error) {
 			got, want = scanAs(reader), scanAs(c.Kubeconfig)
 			return got.code != exitError && got == want, nil
 		})
+		if err != nil {
+			t.Fatalf("%v\nreader: exit %d\n%s%s\nadmin: exit %d\n%s%s", err, got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
+		}
 		rep := drvJSON(t, "scan", "--kubeconfig="+reader, "--matrix="+matrix, "--policy="+policyDir)
 		if len(rep.byRule("DRV001")) != 1 || len(rep.byRule("LIVE900")) < 5 {
 			t.Errorf("the comparison should cover real findings and live facts: %+v", rep.Findings)
