@@ -18,6 +18,7 @@ const (
 
 func runAudit(ctx context.Context, e *env, args []string) error {
 	o := newFlags("audit", "[PATH...]", e.stderr)
+	cf := o.addClusterFlags()
 	if err := o.parse(args); err != nil {
 		return err
 	}
@@ -25,10 +26,13 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		return errors.New("audit: needs --matrix or --registry to know which driver images exist")
 	}
 	paths := o.fs.Args()
+	var res *runner.Result
+	var err error
 	if len(paths) == 0 {
-		return errors.New("audit: no PATH given; reading nodes from a live cluster is not supported yet")
+		res, err = scanNodes(ctx, e, o, cf)
+	} else {
+		res, err = runner.Check(ctx, o.runnerConfig(e, paths))
 	}
-	res, err := runner.Check(ctx, o.runnerConfig(e, paths))
 	if err != nil {
 		return err
 	}

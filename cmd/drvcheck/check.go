@@ -11,6 +11,8 @@ import (
 func runCheck(ctx context.Context, e *env, args []string) error {
 	o := newFlags("check", "[PATH...]", e.stderr)
 	o.addReportFlag()
+	nodesFromCluster := o.fs.Bool("nodes-from-cluster", false, "take the nodes from the live cluster and everything else from PATH")
+	cf := o.addClusterFlags()
 	if err := o.parse(args); err != nil {
 		return err
 	}
@@ -18,7 +20,13 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if len(paths) == 0 {
 		return errors.New("check: no PATH given (use - for standard input)")
 	}
-	res, err := runner.Check(ctx, o.runnerConfig(e, paths))
+	var res *runner.Result
+	var err error
+	if *nodesFromCluster {
+		res, err = checkLiveNodes(ctx, e, o, cf, paths)
+	} else {
+		res, err = runner.Check(ctx, o.runnerConfig(e, paths))
+	}
 	if err != nil {
 		return err
 	}

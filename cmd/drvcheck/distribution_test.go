@@ -99,7 +99,7 @@ func labScenario(t *testing.T, d *distribution) {
 		return regRun(t, append(args, extra...)...)
 	}
 
-	d.push(t, "nvidia/driver", labTags...)
+	d.push(t, "nvidia/driver", registryLabTags...)
 	audit("--cache-dir", t.TempDir()).want(t, 1, "lab-node-3 MISSING "+labNode3Tag+"\n")
 
 	warm := t.TempDir()
@@ -127,7 +127,7 @@ func labScenario(t *testing.T, d *distribution) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := append(slices.Clone(labTags), labNode3Tag)
+	want := append(slices.Clone(registryLabTags), labNode3Tag)
 	slices.Sort(want)
 	if !slices.Equal(got[0].Tags, want) {
 		t.Errorf("paginated listing (n=1) = %v, want %v", got[0].Tags, want)

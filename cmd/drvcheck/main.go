@@ -39,6 +39,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{"check", "[PATH...]", "evaluate every rule over manifests in files and folders", runCheck},
+		{"scan", "", "evaluate every rule over the live cluster (read-only)", runScan},
 		{"tag", "NODE [PATH...]", "print the precompiled driver image tag NODE needs", runTag},
 		{"audit", "[PATH...]", "list GPU nodes whose driver image is missing (needs --matrix or --registry)", runAudit},
 		{"plan", "NODE --driver V", "the driver upgrade of NODE as ordered steps; --all simulates the fleet", runPlan},

@@ -22,6 +22,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	o.fs.IntVar(&opt.MaxParallel, "max-parallel-upgrades", 1, "with --all: nodes upgraded at once, as driver.upgradePolicy.maxParallelUpgrades (0 = all)")
 	o.fs.BoolVar(&opt.Flags.Force, "force", false, "the drain deletes pods without a controller (kubectl drain --force; drain.force)")
 	o.fs.BoolVar(&opt.Flags.DeleteEmptyDir, "delete-emptydir-data", false, "the drain deletes pods with emptyDir volumes (drain.deleteEmptyDir)")
+	cf := o.addClusterFlags()
 	if err := o.parse(args); err != nil {
 		return err
 	}
@@ -42,7 +43,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		}
 		node, paths = paths[0], paths[1:]
 	}
-	inv, err := loadInventory(o, e, paths, "plan")
+	inv, err := loadInventory(ctx, o, e, cf, paths, false)
 	if err != nil {
 		return err
 	}
@@ -59,7 +60,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	}
 	p, err := plan.ForNode(m, cat, node, opt.Options)
 	if errors.As(err, new(*plan.UnknownNodeError)) {
-		return fmt.Errorf("plan: node %s not found in %s", node, strings.Join(paths, ", "))
+		return fmt.Errorf("plan: node %s not found in %s", node, where(paths))
 	}
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
@@ -91,11 +92,23 @@ func printRolling(e *env, format string, m *drain.Model, cat *catalog.Catalog, o
 	return err
 }
 
-// loadInventory reads the objects of paths. Without a PATH the live
-// cluster is meant, which this build cannot read yet.
-func loadInventory(o *options, e *env, paths []string, cmd string) (*inventory.Inventory, error) {
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("%s: no PATH given; reading from a live cluster is not supported yet", cmd)
+// loadInventory reads the objects of paths, or of the live cluster the
+// cluster flags name when there is no PATH.
+func loadInventory(ctx context.Context, o *options, e *env, cf *clusterFlags, paths []string, keepRaw bool) (*inventory.Inventory, error) {
+	if len(paths) > 0 {
+		return runner.Inventory(o.runnerConfig(e, paths), keepRaw)
 	}
-	return runner.Inventory(o.runnerConfig(e, paths), false)
+	cl, err := cf.options()
+	if err != nil {
+		return nil, err
+	}
+	return runner.LiveInventory(ctx, cl, keepRaw)
+}
+
+// where names what was read, for messages.
+func where(paths []string) string {
+	if len(paths) == 0 {
+		return "the cluster"
+	}
+	return strings.Join(paths, ", ")
 }

@@ -19,8 +19,8 @@ const (
 	labNode3Tag = "550-6.8.0-52-generic-ubuntu24.04"
 )
 
-// labTags are the three tags the lab's registry has built.
-var labTags = []string{
+// registryLabTags are the three tags the lab's registry has built.
+var registryLabTags = []string{
 	"550-5.15.0-119-generic-ubuntu22.04",
 	"535-5.15.0-107-generic-ubuntu22.04",
 	"550-6.8.0-45-generic-ubuntu24.04",
@@ -62,7 +62,7 @@ func isolateDockerConfig(t *testing.T, config string) {
 func TestAuditWithRegistry(t *testing.T) {
 	isolateDockerConfig(t, "{}")
 	s := registrytest.New(t)
-	s.Push(t, "nvidia/driver", labTags...)
+	s.Push(t, "nvidia/driver", registryLabTags...)
 	repo := s.Repo("nvidia/driver")
 
 	regRun(t, "audit", labDir, "--registry", repo, "--cache-dir", t.TempDir()).
@@ -85,7 +85,7 @@ func TestAuditWithRegistry(t *testing.T) {
 func TestRegistryFailuresExit2(t *testing.T) {
 	isolateDockerConfig(t, "{}")
 	s := registrytest.New(t)
-	s.Push(t, "nvidia/driver", labTags...)
+	s.Push(t, "nvidia/driver", registryLabTags...)
 
 	r := regRun(t, "audit", labDir, "--registry", s.Repo("nvidia/nothing"), "--cache-dir", t.TempDir())
 	wantErr := "drvcheck: registry " + s.Host + ": repository nvidia/nothing: repository not found (404 Not Found NAME_UNKNOWN)\n"
@@ -115,7 +115,7 @@ func TestRegistryFailuresExit2(t *testing.T) {
 func TestWarmCacheAcrossRuns(t *testing.T) {
 	isolateDockerConfig(t, "{}")
 	s := registrytest.New(t)
-	s.Push(t, "nvidia/driver", labTags...)
+	s.Push(t, "nvidia/driver", registryLabTags...)
 	cache := t.TempDir()
 	args := []string{"audit", labDir, "--registry", s.Repo("nvidia/driver"), "--cache-dir", cache}
 	regRun(t, args...).want(t, 1, "lab-node-3 MISSING "+labNode3Tag+"\n")
@@ -140,10 +140,10 @@ func TestWarmCacheAcrossRuns(t *testing.T) {
 func TestRequestsDoNotGrowWithNodes(t *testing.T) {
 	isolateDockerConfig(t, "{}")
 	s := registrytest.New(t)
-	s.Push(t, "nvidia/driver", labTags...)
+	s.Push(t, "nvidia/driver", registryLabTags...)
 	count := func(nodes int) int {
 		dir := t.TempDir()
-		writeNodes(t, filepath.Join(dir, "nodes.yaml"), nodes, labTags)
+		writeNodes(t, filepath.Join(dir, "nodes.yaml"), nodes, registryLabTags)
 		s.Reset()
 		regRun(t, "audit", dir, "--registry", s.Repo("nvidia/driver"), "--cache-dir", t.TempDir()).want(t, 0, "OK\n")
 		return s.Requests()
@@ -183,7 +183,7 @@ metadata:
 func TestTagCheck(t *testing.T) {
 	isolateDockerConfig(t, "{}")
 	s := registrytest.New(t)
-	s.Push(t, "nvidia/driver", labTags...)
+	s.Push(t, "nvidia/driver", registryLabTags...)
 	repo := s.Repo("nvidia/driver")
 	cache := t.TempDir()
 
@@ -214,7 +214,7 @@ func TestTagCheck(t *testing.T) {
 func TestRegistryFromConfigFile(t *testing.T) {
 	isolateDockerConfig(t, "{}")
 	s := registrytest.NewTLS(t)
-	s.Push(t, "nvidia/driver", append(labTags, labNode3Tag)...)
+	s.Push(t, "nvidia/driver", append(registryLabTags, labNode3Tag)...)
 	dir := t.TempDir()
 	s.CAFile(t, dir) // dir/ca.pem
 	conf := filepath.Join(dir, ".drvcheck.yaml")

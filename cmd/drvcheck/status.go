@@ -13,6 +13,7 @@ import (
 // explains some node's stall reaches --fail-on.
 func runStatus(ctx context.Context, e *env, args []string) error {
 	o := newFlags("status", "[PATH...]", e.stderr)
+	cf := o.addClusterFlags()
 	if err := o.parse(args); err != nil {
 		return err
 	}
@@ -25,22 +26,15 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	inv, err := loadInventory(o, e, paths, "status")
+	inv, err := loadInventory(ctx, o, e, cf, paths, engine.Custom())
 	if err != nil {
 		return err
 	}
-	cat, err := runner.CatalogContext(ctx, cfg)
+	res, err := runner.Finish(ctx, cfg, engine, inv)
 	if err != nil {
 		return err
 	}
-	res, err := runner.Evaluate(ctx, engine, inv, cat, runner.Settings{CUDACompat: cfg.CUDACompat})
-	if err != nil {
-		return err
-	}
-	if err := runner.Except(res, cfg); err != nil {
-		return err
-	}
-	rows := status.Rows(res.Drain, cat, res.Findings)
+	rows := status.Rows(res.Drain, res.Catalog, res.Findings)
 	if o.output == "json" {
 		err = status.WriteJSON(e.stdout, rows)
 	} else {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/runner"
 )
@@ -13,6 +15,7 @@ import (
 func runTag(ctx context.Context, e *env, args []string) error {
 	o := newFlags("tag", "NODE [PATH...]", e.stderr)
 	check := o.fs.Bool("check", false, "also say whether the tag exists, and in which of the --matrix and --registry sources (exit 1 when in none)")
+	cf := o.addClusterFlags()
 	if err := o.parse(args); err != nil {
 		return err
 	}
@@ -21,30 +24,39 @@ func runTag(ctx context.Context, e *env, args []string) error {
 	}
 	name, paths := o.fs.Arg(0), o.fs.Args()[1:]
 	if len(paths) == 0 {
-		return errors.New("tag: no PATH given; reading nodes from a live cluster is not supported yet")
+		n, err := liveNode(ctx, cf, name)
+		if err != nil {
+			return fmt.Errorf("tag: %w", err)
+		}
+		return printTag(ctx, e, o, n, *check)
 	}
 	inv, err := runner.Inventory(o.runnerConfig(e, paths), false)
 	if err != nil {
 		return err
 	}
 	for _, n := range inv.Nodes {
-		if n.Name != name {
-			continue
+		if n.Name == name {
+			return printTag(ctx, e, o, n, *check)
 		}
-		f := nodefacts.Of(n)
-		if f.Tag == "" {
-			return fmt.Errorf("tag: node %s: no tag: %s", name, describeProblems(f.Problems))
-		}
-		if !f.GPU {
-			fmt.Fprintf(e.stderr, "drvcheck: note: node %s does not carry %s=true\n", name, nodefacts.GPUPresent)
-		}
-		if *check {
-			return checkTag(ctx, e, o, paths, f.Tag)
-		}
-		fmt.Fprintln(e.stdout, f.Tag)
-		return nil
 	}
 	return fmt.Errorf("tag: node %s not found in %s", name, strings.Join(paths, ", "))
+}
+
+// printTag prints the node's tag, or fails naming the labels it lacks;
+// with check, the line also says whether the tag exists and where.
+func printTag(ctx context.Context, e *env, o *options, n *corev1.Node, check bool) error {
+	f := nodefacts.Of(n)
+	if f.Tag == "" {
+		return fmt.Errorf("tag: node %s: no tag: %s", n.Name, describeProblems(f.Problems))
+	}
+	if !f.GPU {
+		fmt.Fprintf(e.stderr, "drvcheck: note: node %s does not carry %s=true\n", n.Name, nodefacts.GPUPresent)
+	}
+	if check {
+		return checkTag(ctx, e, o, f.Tag)
+	}
+	fmt.Fprintln(e.stdout, f.Tag)
+	return nil
 }
 
 func describeProblems(ps []nodefacts.Problem) string {

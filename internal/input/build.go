@@ -55,6 +55,7 @@ func Build(inv *inventory.Inventory, cat *catalog.Catalog, opt Options) map[stri
 		"summary":   map[string]any{"gpu_nodes": gpu, "objects": inv.Objects},
 	}
 	maps.Copy(doc, drainDoc)
+	addLive(doc, inv)
 	if opt.Objects != nil {
 		doc["objects"] = opt.Objects
 	}

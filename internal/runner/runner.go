@@ -119,6 +119,12 @@ func Check(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Finish(ctx, cfg, engine, inv)
+}
+
+// Finish is the end every run shares, whatever its objects came from: the
+// catalog, the rules, then the exceptions.
+func Finish(ctx context.Context, cfg Config, engine *policy.Engine, inv *inventory.Inventory) (*Result, error) {
 	cat, err := CatalogContext(ctx, cfg)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/drvcheck/drvcheck/internal/runner"
+)
+
+// runScan evaluates every rule over the live cluster, read-only.
+func runScan(ctx context.Context, e *env, args []string) error {
+	o := newFlags("scan", "", e.stderr)
+	o.addReportFlag()
+	cf := o.addClusterFlags()
+	if err := o.parse(args); err != nil {
+		return err
+	}
+	if o.fs.NArg() > 0 {
+		return fmt.Errorf("scan: reads the live cluster and takes no PATH (got %s); use check for manifests", strings.Join(o.fs.Args(), " "))
+	}
+	cl, err := cf.options()
+	if err != nil {
+		return err
+	}
+	res, err := runner.Scan(ctx, o.runnerConfig(e, nil), cl)
+	if err != nil {
+		return err
+	}
+	if !o.sourcesConfigured() {
+		fmt.Fprintln(e.stderr, "drvcheck: no --matrix or --registry given; DRV001 (missing-driver-image) is skipped")
+	}
+	if err := o.emit(e, res); err != nil {
+		return err
+	}
+	if o.fails(res.Findings) {
+		return errFindings
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+package runner
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/drvcheck/drvcheck/internal/cluster"
+	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/policy"
+)
+
+// LiveInventory reads kinds (every kind drvcheck uses when none are given)
+// from the cluster cl names; keepRaw keeps every object as read, for
+// custom rules (input.objects).
+func LiveInventory(ctx context.Context, cl cluster.Options, keepRaw bool, kinds ...cluster.Kind) (*inventory.Inventory, error) {
+	c, err := cluster.Connect(cl)
+	if err != nil {
+		return nil, err
+	}
+	return c.Read(ctx, kinds, keepRaw)
+}
+
+// LiveNode gets one node from the cluster cl names.
+func LiveNode(ctx context.Context, cl cluster.Options, name string) (*corev1.Node, error) {
+	c, err := cluster.Connect(cl)
+	if err != nil {
+		return nil, err
+	}
+	return c.Node(ctx, name)
+}
+
+// Scan runs every rule over the live cluster cl names, reading kinds (every
+// kind drvcheck uses when none are given). cfg.Paths is not read.
+func Scan(ctx context.Context, cfg Config, cl cluster.Options, kinds ...cluster.Kind) (*Result, error) {
+	engine, err := policy.New(ctx, policy.Options{Policies: cfg.Policies, Data: cfg.Data})
+	if err != nil {
+		return nil, err
+	}
+	inv, err := LiveInventory(ctx, cl, engine.Custom(), kinds...)
+	if err != nil {
+		return nil, err
+	}
+	return Finish(ctx, cfg, engine, inv)
+}
+
+// CheckLiveNodes runs every rule over the manifests under cfg.Paths with
+// the cluster's nodes in place of any Node manifests: what a pull request
+// would do to today's nodes.
+func CheckLiveNodes(ctx context.Context, cfg Config, cl cluster.Options) (*Result, error) {
+	engine, err := policy.New(ctx, policy.Options{Policies: cfg.Policies, Data: cfg.Data})
+	if err != nil {
+		return nil, err
+	}
+	inv, err := Inventory(cfg, engine.Custom())
+	if err != nil {
+		return nil, err
+	}
+	live, err := LiveInventory(ctx, cl, engine.Custom(), cluster.Nodes)
+	if err != nil {
+		return nil, err
+	}
+	inv.UseNodes(live)
+	return Finish(ctx, cfg, engine, inv)
+}
