@@ -11,7 +11,7 @@ import (
 
 // maxNodes bounds how many YAML nodes one document may expand to, so that a
 // few aliases cannot blow up into billions of values ("billion laughs").
-const maxNodes = 1 << 22
+const maxNodes = 1 << 18
 
 // converter turns a parsed YAML tree into the plain values that JSON would
 // give (map[string]any, []any, string, int64, float64, bool, nil).
