@@ -17,10 +17,10 @@ meta := {
 
 findings contains f if {
 	some w in input.workloads
+	w.placement.matching == 0 # the selective test first: most workloads stop here
 	lib.reported(w)
 	not w.daemonset
 	w.placement.total > 0
-	w.placement.matching == 0
 	f := lib.finding(meta, w.object, {
 		"message": w.placement.message,
 		"field": w.placement.field,

@@ -16,8 +16,8 @@ meta := {
 
 findings contains f if {
 	some w in input.workloads
-	lib.reported(w)
 	some r in w.gt_lt
+	lib.reported(w)
 	f := lib.finding(meta, w.object, lib.with_node(
 		{
 			"message": sprintf("%s %s on %s can never match: %s", [r.operator, values(r.values), r.key, r.reason]),

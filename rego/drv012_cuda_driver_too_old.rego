@@ -17,10 +17,10 @@ meta := {
 
 findings contains f if {
 	some w in input.workloads
-	lib.reported(w)
 	c := w.cuda
+	c.older_count > 0 # the selective test first: most workloads stop here
 	c.floor > 0
-	c.older_count > 0
+	lib.reported(w)
 	f := lib.finding(meta, w.object, {
 		"node": c.older_nodes[0].name,
 		"message": sprintf("needs driver branch >= %d (%s) but its affinity admits %s", [c.floor, c.detail, older(c)]),
@@ -31,8 +31,8 @@ findings contains f if {
 # An annotation that is not a branch would silently disable the check.
 findings contains f if {
 	some w in input.workloads
-	lib.reported(w)
 	w.cuda.error != ""
+	lib.reported(w)
 	f := lib.finding(meta, w.object, {"message": w.cuda.error, "field": w.cuda.field})
 }
 

@@ -17,12 +17,12 @@ meta := {
 
 findings contains f if {
 	some w in input.workloads
-	lib.reported(w)
 	a := w.anti_affinity
+	w.replicas > a.domains # the selective test first: most workloads stop here
 	a.self
 	not a.unlimited
 	w.replicas > 1
-	w.replicas > a.domains
+	lib.reported(w)
 	w.placement.matching > 0 # no node at all is DRV010's finding
 	f := lib.finding(meta, w.object, {
 		"message": sprintf(

@@ -22,9 +22,9 @@ where := {
 
 findings contains f if {
 	some w in input.workloads
+	some k in w.unknown_keys
 	lib.reported(w)
 	w.placement.total > 0
-	some k in w.unknown_keys
 	reportable(k)
 	f := lib.finding(meta, w.object, {"message": message(k), "field": k.field})
 }

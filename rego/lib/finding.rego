@@ -14,8 +14,7 @@ finding(meta, obj, extra) := object.union(
 	extra,
 )
 
-# gpu_nodes are the nodes that carry nvidia.com/gpu.present=true.
-gpu_nodes contains node if {
-	some node in input.nodes
-	node.gpu
-}
+# gpu_nodes are the nodes that carry nvidia.com/gpu.present=true, in input
+# order. An array, not a set: a set of thousands of node objects is hashed
+# and sorted, which costs more than the rules that read it.
+gpu_nodes := [node | some node in input.nodes; node.gpu]
