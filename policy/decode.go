@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/open-policy-agent/opa/v1/rego"
 )
@@ -24,8 +25,11 @@ func toFinding(v any) (Finding, error) {
 	if err != nil {
 		return Finding{}, fmt.Errorf("policy: finding %v: %v", m, err)
 	}
-	if field, ok := m["field"].([]any); ok {
+	switch field := m["field"].(type) {
+	case []any:
 		f.Field = field
+	case string:
+		f.Field = fromPointer(field)
 	}
 	switch {
 	case f.Rule == "":
@@ -57,4 +61,20 @@ func readRules(ctx context.Context, base []func(*rego.Rego)) ([]Rule, error) {
 	}
 	slices.SortFunc(out, func(a, b Rule) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
+}
+
+// fromPointer splits a JSON pointer (RFC 6901), the form the input document
+// gives fields in, into the path a finding's line is found with. List
+// indexes stay strings; the loader reads a numeric part as an index where
+// the document holds a list.
+func fromPointer(p string) []any {
+	if p == "" {
+		return nil
+	}
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	out := make([]any, len(parts))
+	for i, s := range parts {
+		out[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,5 +171,17 @@ findings contains {"rule": "DEEP1", "title": "t", "severity": "info", "message":
 	}
 	if len(fs) != 1 || fs[0].Rule != "DEEP1" {
 		t.Fatalf("findings %+v", fs)
+	}
+}
+
+func TestFieldAsJSONPointer(t *testing.T) {
+	f, err := toFinding(map[string]any{"rule": "X", "title": "t", "severity": "error", "message": "m",
+		"object": map[string]any{"kind": "Node", "namespace": "", "name": "n"},
+		"field":  "/metadata/labels/nvidia.com~1gpu.present"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(f.Field) != "[metadata labels nvidia.com/gpu.present]" {
+		t.Fatalf("field %v", f.Field)
 	}
 }

@@ -117,7 +117,7 @@ func problems(labels map[string]string, ps []nodefacts.Problem) []any {
 		if _, ok := labels[p.Label]; ok {
 			field = append(field, p.Label)
 		}
-		out = append(out, map[string]any{"label": p.Label, "reason": p.Reason, "field": field})
+		out = append(out, map[string]any{"label": p.Label, "reason": p.Reason, "field": pointer(field)})
 	}
 	return out
 }

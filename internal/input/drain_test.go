@@ -36,7 +36,7 @@ func TestLabPDBsAndDrain(t *testing.T) {
 			Expected, Desired, Healthy, Allowed  int
 			Pods                                 int
 			Nodes                                []string
-			ChangeField                          []string `json:"change_field"`
+			ChangeField                          string `json:"change_field"`
 			Templates                            []map[string]string
 		}
 		Drain map[string]struct {
@@ -55,7 +55,7 @@ func TestLabPDBsAndDrain(t *testing.T) {
 	p := got.PDBs[0]
 	if len(got.PDBs) != 1 || p.Name != "trainer-pdb" || p.Selector != "app=trainer" || p.Rule != "minAvailable 4" || p.MinAvailable != "4" ||
 		p.Expected != 4 || p.Desired != 4 || p.Healthy != 4 || p.Allowed != 0 || p.Pods != 4 || p.Status != "computed" ||
-		len(p.Nodes) != 4 || len(p.Templates) != 1 || p.Change != "lower trainer-pdb minAvailable from 4 to 3" || len(p.ChangeField) != 2 {
+		len(p.Nodes) != 4 || len(p.Templates) != 1 || p.Change != "lower trainer-pdb minAvailable from 4 to 3" || p.ChangeField != "/spec/minAvailable" {
 		t.Fatalf("pdbs %+v", got.PDBs)
 	}
 	if len(got.Drain) != 4 {

@@ -36,7 +36,7 @@ func pdbEntries(m *drain.Model) []any {
 			"unmanaged_pods":                unmanaged(b),
 			"overlapping_pods":              overlapping(b),
 			"change":                        change.Text,
-			"change_field":                  pathOrEmpty(change.Field),
+			"change_field":                  pointer(change.Field),
 		}
 		out = append(out, e)
 	}
@@ -92,10 +92,3 @@ func refs(rs []load.Ref) []any {
 }
 
 func loadRef(r load.Ref) map[string]any { return ref(r.Kind, r.Namespace, r.Name) }
-
-func pathOrEmpty(p []any) []any {
-	if p == nil {
-		return []any{}
-	}
-	return p
-}

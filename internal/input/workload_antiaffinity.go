@@ -18,6 +18,6 @@ func (c *workloadFacts) antiAffinity(w *inventory.Workload, p *sched.Placement) 
 	d := p.Domains(sched.HostnameKey)
 	out["domains"] = d.Count
 	out["unlimited"] = d.Unlimited
-	out["field"] = specField(w, "affinity", "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution", i)
+	out["field"] = pointer(specField(w, "affinity", "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution", i))
 	return out
 }

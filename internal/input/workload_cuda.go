@@ -66,7 +66,7 @@ func (c *workloadFacts) cudaFloor(w *inventory.Workload, p *sched.Placement) map
 		"cuda":        f.cuda,
 		"compat":      string(c.compat()),
 		"error":       f.err,
-		"field":       f.field,
+		"field":       pointer(f.field),
 		"older_count": 0,
 		"older_nodes": []any{},
 	}

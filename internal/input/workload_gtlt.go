@@ -43,7 +43,7 @@ func (c *workloadFacts) gtLt(w *inventory.Workload, reqs []sched.Requirement) []
 			"from":     r.From,
 			"node":     node,
 			"reason":   reason,
-			"field":    specField(w, r.Path...),
+			"field":    pointer(specField(w, r.Path...)),
 		})
 	}
 	if out == nil {

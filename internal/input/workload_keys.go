@@ -24,7 +24,7 @@ func (c *workloadFacts) unknownKeys(w *inventory.Workload, reqs []sched.Requirem
 			"operator":   string(r.Operator),
 			"from":       r.From,
 			"suggestion": c.suggest(r.Key),
-			"field":      field,
+			"field":      pointer(field),
 		})
 	}
 	return out

@@ -19,7 +19,7 @@ func (c *workloadFacts) placement(w *inventory.Workload, p *sched.Placement) map
 		"matching": p.Matching,
 		"reasons":  shared["reasons"],
 		"message":  shared["message"],
-		"field":    c.constraintField(w, p),
+		"field":    pointer(c.constraintField(w, p)),
 	}
 }
 

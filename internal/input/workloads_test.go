@@ -68,8 +68,8 @@ func TestOlderNodesAreCountedAndCapped(t *testing.T) {
 	if c["cuda"] != "13.0.0" || c["image"] != "nvcr.io/nvidia/cuda:13.0.0-base-ubuntu24.04" {
 		t.Errorf("cuda13-loose image facts %v", c)
 	}
-	want := []any{"spec", "template", "spec", "containers", 1, "image"}
-	if fmt.Sprint(c["field"]) != fmt.Sprint(want) {
+	want := "/spec/template/spec/containers/1/image"
+	if c["field"] != want {
 		t.Errorf("field %v, want %v", c["field"], want)
 	}
 	var hits []olderHit

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -148,28 +149,29 @@ func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Invento
 		return nil, err
 	}
 	// The drain model and the rest of the document are independent: build
-	// them at once.
+	// and convert them at once, so that the slowest to build overlaps the
+	// conversion of the other.
 	var (
-		model    *drain.Model
-		drainDoc map[string]any
-		drainErr error
-		wg       sync.WaitGroup
+		model      *drain.Model
+		drainValue ast.Object
+		drainErr   error
+		wg         sync.WaitGroup
 	)
 	wg.Go(func() {
 		if model, drainErr = drain.New(inv); drainErr == nil {
-			drainDoc = input.DrainSections(model)
+			drainValue, drainErr = toValue(input.DrainSections(model))
 		}
 	})
 	doc := input.Build(inv, cat, opt)
+	value, err := toValue(doc)
 	wg.Wait()
 	if drainErr != nil {
 		return nil, drainErr
 	}
-	maps.Copy(doc, drainDoc)
-	value, err := toValue(doc)
 	if err != nil {
 		return nil, fmt.Errorf("input document: %w", err)
 	}
+	drainValue.Foreach(func(k, v *ast.Term) { value.Insert(k, v) })
 	findings, err := engine.Eval(ctx, value)
 	if err != nil {
 		return nil, err
@@ -181,24 +183,56 @@ func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Invento
 	return res, nil
 }
 
-// toValue converts the document for OPA, its sections in parallel: on a
-// large fleet the conversion costs as much as evaluating the rules.
-func toValue(doc map[string]any) (ast.Value, error) {
-	keys := slices.Sorted(maps.Keys(doc))
-	terms := make([][2]*ast.Term, len(keys))
-	errs := make([]error, len(keys))
+// toValue converts the document for OPA on every CPU: on a large fleet the
+// conversion costs as much as evaluating the rules. Each section is
+// converted apart, and long lists (workloads, nodes, budgets) in chunks.
+func toValue(doc map[string]any) (ast.Object, error) {
+	type part struct {
+		key  string
+		list bool // a chunk of a list section, converted as an array
+		val  any
+	}
+	var parts []part
+	chunks := runtime.GOMAXPROCS(0)
+	for _, k := range slices.Sorted(maps.Keys(doc)) {
+		list, ok := doc[k].([]any)
+		if !ok || len(list) == 0 {
+			parts = append(parts, part{key: k, val: doc[k]})
+			continue
+		}
+		size := (len(list) + chunks - 1) / chunks
+		for start := 0; start < len(list); start += size {
+			parts = append(parts, part{key: k, list: true, val: list[start:min(start+size, len(list))]})
+		}
+	}
+	values := make([]ast.Value, len(parts))
+	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
-	for i, k := range keys {
-		wg.Go(func() {
-			v, err := ast.InterfaceToValue(doc[k])
-			terms[i], errs[i] = [2]*ast.Term{ast.StringTerm(k), ast.NewTerm(v)}, err
-		})
+	for i, p := range parts {
+		wg.Go(func() { values[i], errs[i] = newConverter().value(p.val) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return ast.NewObject(terms...), nil
+	obj := ast.NewObject()
+	for i := 0; i < len(parts); {
+		key := parts[i].key
+		if !parts[i].list {
+			obj.Insert(ast.StringTerm(key), ast.NewTerm(values[i]))
+			i++
+			continue
+		}
+		var items []*ast.Term
+		for ; i < len(parts) && parts[i].key == key; i++ {
+			arr := values[i].(*ast.Array)
+			for k := range arr.Len() {
+				items = append(items, arr.Elem(k))
+			}
+		}
+		obj.Insert(ast.StringTerm(key), ast.ArrayTerm(items...))
+	}
+	return obj, nil
 }
 
 // place fills file and line from where each finding's object was read.

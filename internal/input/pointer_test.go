@@ -1,0 +1,20 @@
+package input
+
+import "testing"
+
+func TestPointer(t *testing.T) {
+	cases := []struct {
+		path []any
+		want string
+	}{
+		{nil, ""},
+		{[]any{"spec", "template", "spec", "containers", 1, "image"}, "/spec/template/spec/containers/1/image"},
+		{[]any{"metadata", "labels", "nvidia.com/gpu.present"}, "/metadata/labels/nvidia.com~1gpu.present"},
+		{[]any{"a~b"}, "/a~0b"},
+	}
+	for _, c := range cases {
+		if got := pointer(c.path); got != c.want {
+			t.Errorf("pointer(%v) = %q, want %q", c.path, got, c.want)
+		}
+	}
+}
