@@ -104,3 +104,18 @@ func unwrapPath(err error) error {
 	}
 	return err
 }
+
+// conclude ends a run of the rules (check, scan): it says when DRV001 was
+// skipped, prints the report, and turns --fail-on into the exit code.
+func (o *options) conclude(e *env, res *runner.Result) error {
+	if !o.sourcesConfigured() {
+		fmt.Fprintln(e.stderr, "drvcheck: no --matrix or --registry given; DRV001 (missing-driver-image) is skipped")
+	}
+	if err := o.emit(e, res); err != nil {
+		return err
+	}
+	if o.fails(res.Findings) {
+		return errFindings
+	}
+	return nil
+}

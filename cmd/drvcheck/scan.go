@@ -27,14 +27,5 @@ func runScan(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !o.sourcesConfigured() {
-		fmt.Fprintln(e.stderr, "drvcheck: no --matrix or --registry given; DRV001 (missing-driver-image) is skipped")
-	}
-	if err := o.emit(e, res); err != nil {
-		return err
-	}
-	if o.fails(res.Findings) {
-		return errFindings
-	}
-	return nil
+	return o.conclude(e, res)
 }

@@ -22,7 +22,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	}
 	paths := o.fs.Args()
 	cfg := o.runnerConfig(e, paths)
-	engine, err := policy.New(ctx, policy.Options{Policies: cfg.Policies, Data: cfg.Data})
+	engine, err := runner.Engine(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/cluster"
 	"github.com/drvcheck/drvcheck/internal/inventory"
-	"github.com/drvcheck/drvcheck/policy"
 )
 
 // LiveInventory reads kinds (every kind drvcheck uses when none are given)
@@ -33,7 +32,7 @@ func LiveNode(ctx context.Context, cl cluster.Options, name string) (*corev1.Nod
 // Scan runs every rule over the live cluster cl names, reading kinds (every
 // kind drvcheck uses when none are given). cfg.Paths is not read.
 func Scan(ctx context.Context, cfg Config, cl cluster.Options, kinds ...cluster.Kind) (*Result, error) {
-	engine, err := policy.New(ctx, policy.Options{Policies: cfg.Policies, Data: cfg.Data})
+	engine, err := Engine(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +47,7 @@ func Scan(ctx context.Context, cfg Config, cl cluster.Options, kinds ...cluster.
 // the cluster's nodes in place of any Node manifests: what a pull request
 // would do to today's nodes.
 func CheckLiveNodes(ctx context.Context, cfg Config, cl cluster.Options) (*Result, error) {
-	engine, err := policy.New(ctx, policy.Options{Policies: cfg.Policies, Data: cfg.Data})
+	engine, err := Engine(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

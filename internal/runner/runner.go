@@ -110,9 +110,14 @@ func CatalogContext(ctx context.Context, cfg Config) (*catalog.Catalog, error) {
 	return cat, nil
 }
 
+// Engine compiles the built-in rules and cfg's own, once per run.
+func Engine(ctx context.Context, cfg Config) (*policy.Engine, error) {
+	return policy.New(ctx, policy.Options{Policies: cfg.Policies, Data: cfg.Data})
+}
+
 // Check runs every rule over the objects of cfg.
 func Check(ctx context.Context, cfg Config) (*Result, error) {
-	engine, err := policy.New(ctx, policy.Options{Policies: cfg.Policies, Data: cfg.Data})
+	engine, err := Engine(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
