@@ -1,6 +1,7 @@
 package integrations
 
 import (
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -54,6 +55,9 @@ func TestWorkflowCI(t *testing.T) {
 // jobs, run here step by step with the real action, must pass, so the
 // assertions and the action agree.
 func TestWorkflowActionTest(t *testing.T) {
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Fatal("jq is not installed: action-test.yml asserts with it, as GitHub's runners have it; apt-get install jq (bash .ci/run does)")
+	}
 	w := readWorkflow(t, "action-test.yml")
 	if len(w.Jobs) < 2 {
 		t.Fatalf("jobs = %v", w.Jobs)
