@@ -50,7 +50,7 @@ func TestDistributionRegistry(t *testing.T) {
 		d := startDistribution(t, bin, true)
 		// Without credentials the registry refuses, and drvcheck says so.
 		isolateDockerConfig(t, "{}")
-		r := regRun(t, "audit", labDir, "--registry", d.repo("nvidia/driver"), "--registry-ca", d.caFile, "--cache-dir", t.TempDir())
+		r := drv(t, "audit", labDir, "--registry", d.repo("nvidia/driver"), "--registry-ca", d.caFile, "--cache-dir", t.TempDir())
 		if r.code != 2 || !strings.Contains(r.stderr, "registry "+d.host+": repository nvidia/driver: authentication failed (401 Unauthorized") {
 			t.Errorf("no credentials: exit %d, stderr %q", r.code, r.stderr)
 		}
@@ -58,13 +58,13 @@ func TestDistributionRegistry(t *testing.T) {
 		wrong := "wrong-" + d.password
 		isolateDockerConfig(t, fmt.Sprintf(`{"auths": {%q: {"auth": %q}}}`, d.host,
 			base64.StdEncoding.EncodeToString([]byte(d.user+":"+wrong))))
-		r = regRun(t, "audit", labDir, "--registry", d.repo("nvidia/driver"), "--registry-ca", d.caFile, "--cache-dir", t.TempDir())
+		r = drv(t, "audit", labDir, "--registry", d.repo("nvidia/driver"), "--registry-ca", d.caFile, "--cache-dir", t.TempDir())
 		if r.code != 2 || !strings.Contains(r.stderr, "authentication failed (401 Unauthorized") || strings.Contains(r.stderr, wrong) {
 			t.Errorf("wrong password: exit %d, stderr %q", r.code, r.stderr)
 		}
 		// Without the CA the certificate is not trusted.
 		d.useDockerConfig(t)
-		r = regRun(t, "audit", labDir, "--registry", d.repo("nvidia/driver"), "--cache-dir", t.TempDir())
+		r = drv(t, "audit", labDir, "--registry", d.repo("nvidia/driver"), "--cache-dir", t.TempDir())
 		if r.code != 2 || !strings.Contains(r.stderr, "TLS certificate not trusted") {
 			t.Errorf("no CA: exit %d, stderr %q", r.code, r.stderr)
 		}
@@ -79,9 +79,9 @@ func labScenario(t *testing.T, d *distribution) {
 	d.useDockerConfig(t)
 	repo := d.repo("nvidia/driver")
 	var outputs []string
-	regRun := func(t *testing.T, args ...string) regResult {
+	record := func(t *testing.T, args ...string) result {
 		t.Helper()
-		r := regRun(t, args...)
+		r := drv(t, args...)
 		outputs = append(outputs, r.stdout+r.stderr)
 		return r
 	}
@@ -94,9 +94,9 @@ func labScenario(t *testing.T, d *distribution) {
 			}
 		}
 	}()
-	audit := func(extra ...string) regResult {
+	audit := func(extra ...string) result {
 		args := append([]string{"audit", labDir, "--registry", repo, "--registry-timeout", "5s"}, d.flags()...)
-		return regRun(t, append(args, extra...)...)
+		return record(t, append(args, extra...)...)
 	}
 
 	d.push(t, "nvidia/driver", registryLabTags...)
@@ -109,11 +109,11 @@ func labScenario(t *testing.T, d *distribution) {
 	// Matrix and registry are one union: neither alone has every tag.
 	d.push(t, "mirror/driver", labNode3Tag)
 	mirror := append([]string{"audit", labDir, "--registry", d.repo("mirror/driver"), "--cache-dir", t.TempDir()}, d.flags()...)
-	regRun(t, mirror...).want(t, 1, "lab-node-0 MISSING 550-5.15.0-119-generic-ubuntu22.04\n"+
+	record(t, mirror...).want(t, 1, "lab-node-0 MISSING 550-5.15.0-119-generic-ubuntu22.04\n"+
 		"lab-node-1 MISSING 535-5.15.0-107-generic-ubuntu22.04\nlab-node-2 MISSING 550-6.8.0-45-generic-ubuntu24.04\n")
-	regRun(t, append(mirror, "--matrix", labMatrixPath)...).want(t, 0, "OK\n")
+	record(t, append(mirror, "--matrix", labMatrixPath)...).want(t, 0, "OK\n")
 
-	r := regRun(t, append([]string{"audit", labDir, "--registry", d.repo("nvidia/nothing"), "--cache-dir", t.TempDir()}, d.flags()...)...)
+	r := record(t, append([]string{"audit", labDir, "--registry", d.repo("nvidia/nothing"), "--cache-dir", t.TempDir()}, d.flags()...)...)
 	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "registry "+d.host+": repository nvidia/nothing: repository not found (404 Not Found NAME_UNKNOWN)") {
 		t.Errorf("unknown repository: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}

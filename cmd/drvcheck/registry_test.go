@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,22 +24,8 @@ var registryLabTags = []string{
 	"550-6.8.0-45-generic-ubuntu24.04",
 }
 
-// regResult is one drvcheck command line run in-process.
-type regResult struct {
-	code           int
-	stdout, stderr string
-}
-
-// regRun runs drvcheck with args in-process.
-func regRun(t *testing.T, args ...string) regResult {
-	t.Helper()
-	var out, errb bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
-	code := run(context.Background(), e, args)
-	return regResult{code, out.String(), errb.String()}
-}
-
-func (r regResult) want(t *testing.T, code int, stdout string) {
+// want checks a run's exit code and standard output.
+func (r result) want(t *testing.T, code int, stdout string) {
 	t.Helper()
 	if r.code != code || r.stdout != stdout {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit %d, stdout %q", r.code, r.stdout, r.stderr, code, stdout)
@@ -65,18 +49,18 @@ func TestAuditWithRegistry(t *testing.T) {
 	s.Push(t, "nvidia/driver", registryLabTags...)
 	repo := s.Repo("nvidia/driver")
 
-	regRun(t, "audit", labDir, "--registry", repo, "--cache-dir", t.TempDir()).
+	drv(t, "audit", labDir, "--registry", repo, "--cache-dir", t.TempDir()).
 		want(t, 1, "lab-node-3 MISSING "+labNode3Tag+"\n")
 
 	// The union: the matrix lacks lab-node-3's tag, a second repository has it.
 	s.Push(t, "mirror/driver", labNode3Tag)
-	regRun(t, "audit", labDir, "--matrix", labMatrixPath, "--registry", s.Repo("mirror/driver"), "--cache-dir", t.TempDir()).
+	drv(t, "audit", labDir, "--matrix", labMatrixPath, "--registry", s.Repo("mirror/driver"), "--cache-dir", t.TempDir()).
 		want(t, 0, "OK\n")
-	regRun(t, "audit", labDir, "--registry", repo, "--registry", s.Repo("mirror/driver"), "--cache-dir", t.TempDir()).
+	drv(t, "audit", labDir, "--registry", repo, "--registry", s.Repo("mirror/driver"), "--cache-dir", t.TempDir()).
 		want(t, 0, "OK\n")
 
 	// check names the registry in DRV001's message.
-	r := regRun(t, "check", labDir, "--registry", repo, "-o", "json", "--cache-dir", t.TempDir())
+	r := drv(t, "check", labDir, "--registry", repo, "-o", "json", "--cache-dir", t.TempDir())
 	if r.code != 1 || !strings.Contains(r.stdout, "no precompiled driver image "+labNode3Tag+" in "+repo) {
 		t.Errorf("check: exit %d, stdout %s, stderr %s", r.code, r.stdout, r.stderr)
 	}
@@ -87,26 +71,26 @@ func TestRegistryFailuresExit2(t *testing.T) {
 	s := registrytest.New(t)
 	s.Push(t, "nvidia/driver", registryLabTags...)
 
-	r := regRun(t, "audit", labDir, "--registry", s.Repo("nvidia/nothing"), "--cache-dir", t.TempDir())
+	r := drv(t, "audit", labDir, "--registry", s.Repo("nvidia/nothing"), "--cache-dir", t.TempDir())
 	wantErr := "drvcheck: registry " + s.Host + ": repository nvidia/nothing: repository not found (404 Not Found NAME_UNKNOWN)\n"
 	if r.code != 2 || r.stdout != "" || r.stderr != wantErr {
 		t.Errorf("unknown repository: exit %d, stdout %q, stderr %q; want 2 and %q", r.code, r.stdout, r.stderr, wantErr)
 	}
 	// A matrix that has every tag does not hide a failing registry.
-	r = regRun(t, "check", labDir, "--matrix", labMatrixPath, "--registry", s.Repo("nvidia/nothing"), "--cache-dir", t.TempDir())
+	r = drv(t, "check", labDir, "--matrix", labMatrixPath, "--registry", s.Repo("nvidia/nothing"), "--cache-dir", t.TempDir())
 	if r.code != 2 || !strings.Contains(r.stderr, "repository nvidia/nothing") {
 		t.Errorf("check with a failing registry: exit %d, stderr %q", r.code, r.stderr)
 	}
 	s.Reset()
-	r = regRun(t, "audit", labDir, "--registry", s.Repo("nvidia/driver"), "--offline", "--cache-dir", t.TempDir())
+	r = drv(t, "audit", labDir, "--registry", s.Repo("nvidia/driver"), "--offline", "--cache-dir", t.TempDir())
 	if r.code != 2 || !strings.Contains(r.stderr, "--offline: not in the cache") || s.Requests() != 0 {
 		t.Errorf("offline without cache: exit %d, stderr %q, %d requests", r.code, r.stderr, s.Requests())
 	}
-	r = regRun(t, "audit", labDir, "--registry", "nvcr.io/nvidia/driver:550")
+	r = drv(t, "audit", labDir, "--registry", "nvcr.io/nvidia/driver:550")
 	if r.code != 2 || !strings.Contains(r.stderr, "not an image repository") {
 		t.Errorf("bad repository name: exit %d, stderr %q", r.code, r.stderr)
 	}
-	r = regRun(t, "audit", labDir, "--registry", s.Repo("nvidia/driver"), "--registry-ca", filepath.Join(t.TempDir(), "absent.pem"))
+	r = drv(t, "audit", labDir, "--registry", s.Repo("nvidia/driver"), "--registry-ca", filepath.Join(t.TempDir(), "absent.pem"))
 	if r.code != 2 || !strings.Contains(r.stderr, "--registry-ca") {
 		t.Errorf("absent CA file: exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -118,19 +102,19 @@ func TestWarmCacheAcrossRuns(t *testing.T) {
 	s.Push(t, "nvidia/driver", registryLabTags...)
 	cache := t.TempDir()
 	args := []string{"audit", labDir, "--registry", s.Repo("nvidia/driver"), "--cache-dir", cache}
-	regRun(t, args...).want(t, 1, "lab-node-3 MISSING "+labNode3Tag+"\n")
+	drv(t, args...).want(t, 1, "lab-node-3 MISSING "+labNode3Tag+"\n")
 	if s.Listings("nvidia/driver") != 1 {
 		t.Fatalf("first run: %d listings", s.Listings("nvidia/driver"))
 	}
 	s.Reset()
-	regRun(t, args...).want(t, 1, "lab-node-3 MISSING "+labNode3Tag+"\n")
+	drv(t, args...).want(t, 1, "lab-node-3 MISSING "+labNode3Tag+"\n")
 	if n := s.Requests(); n != 0 {
 		t.Errorf("second run inside the TTL sent %d requests: %v", n, s.Log())
 	}
-	regRun(t, append(args, "--offline")...).want(t, 1, "lab-node-3 MISSING "+labNode3Tag+"\n")
+	drv(t, append(args, "--offline")...).want(t, 1, "lab-node-3 MISSING "+labNode3Tag+"\n")
 	// Past the TTL (here: none) the registry is asked again and sees the new tag.
 	s.Push(t, "nvidia/driver", labNode3Tag)
-	regRun(t, append(args, "--cache-ttl", "0")...).want(t, 0, "OK\n")
+	drv(t, append(args, "--cache-ttl", "0")...).want(t, 0, "OK\n")
 	if s.Listings("nvidia/driver") != 1 {
 		t.Errorf("--cache-ttl 0: %d listings, want 1", s.Listings("nvidia/driver"))
 	}
@@ -145,7 +129,7 @@ func TestRequestsDoNotGrowWithNodes(t *testing.T) {
 		dir := t.TempDir()
 		writeNodes(t, filepath.Join(dir, "nodes.yaml"), nodes, registryLabTags)
 		s.Reset()
-		regRun(t, "audit", dir, "--registry", s.Repo("nvidia/driver"), "--cache-dir", t.TempDir()).want(t, 0, "OK\n")
+		drv(t, "audit", dir, "--registry", s.Repo("nvidia/driver"), "--cache-dir", t.TempDir()).want(t, 0, "OK\n")
 		return s.Requests()
 	}
 	few, many := count(3), count(300)
@@ -188,22 +172,22 @@ func TestTagCheck(t *testing.T) {
 	cache := t.TempDir()
 
 	// Plain tag stays one line, and asks no registry.
-	regRun(t, "tag", "lab-node-0", labDir, "--registry", repo, "--cache-dir", cache).
+	drv(t, "tag", "lab-node-0", labDir, "--registry", repo, "--cache-dir", cache).
 		want(t, 0, "550-5.15.0-119-generic-ubuntu22.04\n")
 	if s.Requests() != 0 {
 		t.Errorf("plain tag sent %d requests", s.Requests())
 	}
-	regRun(t, "tag", "lab-node-0", labDir, "--check", "--matrix", labMatrixPath, "--registry", repo, "--cache-dir", cache).
+	drv(t, "tag", "lab-node-0", labDir, "--check", "--matrix", labMatrixPath, "--registry", repo, "--cache-dir", cache).
 		want(t, 0, "550-5.15.0-119-generic-ubuntu22.04 PRESENT in "+labMatrixPath+", "+repo+"\n")
-	regRun(t, "tag", "lab-node-1", labDir, "--check", "--registry", repo, "--cache-dir", cache).
+	drv(t, "tag", "lab-node-1", labDir, "--check", "--registry", repo, "--cache-dir", cache).
 		want(t, 0, "535-5.15.0-107-generic-ubuntu22.04 PRESENT in "+repo+"\n")
-	regRun(t, "tag", "lab-node-3", labDir, "--check", "--matrix", labMatrixPath, "--registry", repo, "--cache-dir", cache).
+	drv(t, "tag", "lab-node-3", labDir, "--check", "--matrix", labMatrixPath, "--registry", repo, "--cache-dir", cache).
 		want(t, 1, labNode3Tag+" MISSING from "+labMatrixPath+", "+repo+"\n")
-	r := regRun(t, "tag", "lab-node-3", labDir, "--check")
+	r := drv(t, "tag", "lab-node-3", labDir, "--check")
 	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "needs --matrix or --registry") {
 		t.Errorf("tag --check without sources: %+v", r)
 	}
-	r = regRun(t, "tag", "lab-node-3", labDir, "--check", "--registry", s.Repo("nvidia/nothing"), "--cache-dir", cache)
+	r = drv(t, "tag", "lab-node-3", labDir, "--check", "--registry", s.Repo("nvidia/nothing"), "--cache-dir", cache)
 	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "repository not found") {
 		t.Errorf("tag --check, unknown repository: %+v", r)
 	}
@@ -222,10 +206,10 @@ func TestRegistryFromConfigFile(t *testing.T) {
 	if err := os.WriteFile(conf, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	regRun(t, "audit", labDir, "--config", conf, "--cache-dir", t.TempDir()).want(t, 0, "OK\n")
+	drv(t, "audit", labDir, "--config", conf, "--cache-dir", t.TempDir()).want(t, 0, "OK\n")
 	// Without the CA from the file, the certificate is not trusted.
 	os.WriteFile(conf, []byte(fmt.Sprintf("registry: [%s]\n", s.Repo("nvidia/driver"))), 0o644)
-	r := regRun(t, "audit", labDir, "--config", conf, "--cache-dir", t.TempDir())
+	r := drv(t, "audit", labDir, "--config", conf, "--cache-dir", t.TempDir())
 	if r.code != 2 || !strings.Contains(r.stderr, "TLS certificate not trusted") {
 		t.Errorf("config without registry-ca: %+v", r)
 	}
