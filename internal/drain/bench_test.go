@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/drvcheck/drvcheck/internal/inventory"
-	"github.com/drvcheck/drvcheck/internal/load"
 )
 
 // bigFleet is 1000 GPU nodes in 4 pools, 400 Deployments of 8 replicas
@@ -39,11 +38,7 @@ spec:
 %s`, i, i, i, i%4, anti))
 		docs = append(docs, pdb(fmt.Sprintf("w%d", i), "default", fmt.Sprintf("minAvailable: %d", 7+i%2), fmt.Sprintf("app: w%d", i)))
 	}
-	objs, err := load.Parse(&load.Source{Name: "big.yaml"}, []byte(strings.Join(docs, "\n---\n")))
-	if err != nil {
-		b.Fatal(err)
-	}
-	inv, err := inventory.FromObjects(objs, false)
+	inv, err := inventory.Parse("big.yaml", []byte(strings.Join(docs, "\n---\n")), false)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,16 +6,11 @@ import (
 	"testing"
 
 	"github.com/drvcheck/drvcheck/internal/inventory"
-	"github.com/drvcheck/drvcheck/internal/load"
 )
 
 func liveModel(t *testing.T, docs ...string) *Model {
 	t.Helper()
-	objs, err := load.Parse(&load.Source{Name: "cluster.yaml"}, []byte(strings.Join(docs, "\n---\n")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv, err := inventory.FromObjects(objs, false)
+	inv, err := inventory.Parse("cluster.yaml", []byte(strings.Join(docs, "\n---\n")), false)
 	if err != nil {
 		t.Fatal(err)
 	}

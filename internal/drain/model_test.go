@@ -291,14 +291,13 @@ spec:
 }
 
 func TestInvalidSelectorIsAnErrorNamingTheObject(t *testing.T) {
-	objs, _ := load.Parse(&load.Source{Name: "bad.yaml"}, []byte(`apiVersion: policy/v1
+	inv, err := inventory.Parse("bad.yaml", []byte(`apiVersion: policy/v1
 kind: PodDisruptionBudget
 metadata: {name: bad}
 spec:
   minAvailable: 1
   selector:
-    matchExpressions: [{key: app, operator: Foo, values: [x]}]`))
-	inv, err := inventory.FromObjects(objs, false)
+    matchExpressions: [{key: app, operator: Foo, values: [x]}]`), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/config"
 	"github.com/drvcheck/drvcheck/internal/inventory"
-	"github.com/drvcheck/drvcheck/internal/load"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -84,11 +83,7 @@ spec: {containers: [{name: c, image: x}]}
 
 func inv(t *testing.T) *inventory.Inventory {
 	t.Helper()
-	objs, err := load.Parse(&load.Source{Name: "k8s.yaml"}, []byte(manifests))
-	if err != nil {
-		t.Fatal(err)
-	}
-	i, err := inventory.FromObjects(objs, false)
+	i, err := inventory.Parse("k8s.yaml", []byte(manifests), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,11 +234,7 @@ metadata:
   namespace: ops
   annotations: {drvcheck.io/ignore: ACME001, drvcheck.io/ignore-reason: reviewed}
 `
-	objs, err := load.Parse(&load.Source{Name: "cm.yaml"}, []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	i, err := inventory.FromObjects(objs, true)
+	i, err := inventory.Parse("cm.yaml", []byte(src), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,11 +257,7 @@ func TestExpiredAnnotationsDeduplicated(t *testing.T) {
 			"\n  namespace: ml\n  annotations: {drvcheck.io/ignore: DRV023, drvcheck.io/ignore-reason: r, drvcheck.io/ignore-expires: \"2020-01-01\"}\n" +
 			"spec: {containers: [{name: c, image: x}]}\n")
 	}
-	objs, err := load.Parse(&load.Source{Name: "pods.yaml"}, []byte(src.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	i, err := inventory.FromObjects(objs, false)
+	i, err := inventory.Parse("pods.yaml", []byte(src.String()), false)
 	if err != nil {
 		t.Fatal(err)
 	}

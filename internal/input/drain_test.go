@@ -11,11 +11,7 @@ import (
 )
 
 func TestLabPDBsAndDrain(t *testing.T) {
-	objs, err := load.Load([]string{"../../testdata/lab"}, load.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv, err := inventory.FromObjects(objs, false)
+	inv, err := inventory.Read([]string{"../../testdata/lab"}, load.Options{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

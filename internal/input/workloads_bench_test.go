@@ -7,7 +7,6 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/cuda"
 	"github.com/drvcheck/drvcheck/internal/inventory"
-	"github.com/drvcheck/drvcheck/internal/load"
 )
 
 // BenchmarkWorkloads gathers the workload facts of 20,000 workloads over
@@ -15,13 +14,8 @@ import (
 // stay well under. Run: go test ./internal/input -run '^$' -bench Workloads
 func BenchmarkWorkloads(b *testing.B) {
 	data := benchFleet(5000, 20000)
-	src := &load.Source{Name: "fleet.yaml"}
 	decode := func() *inventory.Inventory {
-		objs, err := load.Parse(src, data)
-		if err != nil {
-			b.Fatal(err)
-		}
-		inv, err := inventory.FromObjects(objs, false)
+		inv, err := inventory.Parse("fleet.yaml", data, false)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -139,11 +133,7 @@ func benchAffinity(b *bytes.Buffer, in string, i int) {
 }
 
 func TestBenchFleetDecodes(t *testing.T) {
-	objs, err := load.Parse(&load.Source{Name: "fleet.yaml"}, benchFleet(50, 200))
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv, err := inventory.FromObjects(objs, false)
+	inv, err := inventory.Parse("fleet.yaml", benchFleet(50, 200), false)
 	if err != nil {
 		t.Fatal(err)
 	}

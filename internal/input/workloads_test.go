@@ -13,11 +13,7 @@ import (
 
 func inventoryOf(t *testing.T, paths ...string) *inventory.Inventory {
 	t.Helper()
-	objs, err := load.Load(paths, load.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv, err := inventory.FromObjects(objs, false)
+	inv, err := inventory.Read(paths, load.Options{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

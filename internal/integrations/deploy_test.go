@@ -18,11 +18,7 @@ import (
 // with JSON on stdout as the read-only ServiceAccount, and runs as the
 // non-root user the image declares.
 func TestDeployCronJob(t *testing.T) {
-	objs, err := load.Load([]string{filepath.Join(repo, "deploy", "cronjob.yaml")}, load.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv, err := inventory.FromObjects(objs, false)
+	inv, err := inventory.Read([]string{filepath.Join(repo, "deploy", "cronjob.yaml")}, load.Options{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

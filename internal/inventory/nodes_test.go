@@ -12,11 +12,7 @@ import (
 // TestUseNodes is check --nodes-from-cluster: the files' nodes give way to
 // the cluster's, everything else stays as read.
 func TestUseNodes(t *testing.T) {
-	objs, err := load.Load([]string{"../../testdata/lab/k8s"}, load.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv, err := FromObjects(objs, true)
+	inv, err := Read([]string{"../../testdata/lab/k8s"}, load.Options{}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/inventory"
-	"github.com/drvcheck/drvcheck/internal/load"
 )
 
 func gpuNode(name string) string {
@@ -53,11 +52,7 @@ spec:
 func fleet(t *testing.T) (*drain.Model, *catalog.Catalog) {
 	t.Helper()
 	src := strings.Join([]string{gpuNode("n0"), gpuNode("n1"), gpuNode("n2"), web}, "\n---\n")
-	objs, err := load.Parse(&load.Source{Name: "fleet.yaml"}, []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv, err := inventory.FromObjects(objs, false)
+	inv, err := inventory.Parse("fleet.yaml", []byte(src), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,11 +64,7 @@ type Result struct {
 // Inventory loads and decodes the objects under cfg.Paths; keepRaw keeps
 // every manifest as read, for custom rules (input.objects).
 func Inventory(cfg Config, keepRaw bool) (*inventory.Inventory, error) {
-	objs, err := load.Load(cfg.Paths, load.Options{Ignore: cfg.Ignore, Stdin: cfg.Stdin, Each: inventory.Decoder(keepRaw)})
-	if err != nil {
-		return nil, err
-	}
-	return inventory.FromDecoded(objs, keepRaw)
+	return inventory.Read(cfg.Paths, load.Options{Ignore: cfg.Ignore, Stdin: cfg.Stdin}, keepRaw)
 }
 
 // Catalog reads every configured source of existing tags; see CatalogContext.

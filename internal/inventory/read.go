@@ -1,0 +1,25 @@
+package inventory
+
+import "github.com/drvcheck/drvcheck/internal/load"
+
+// Read loads the manifests under paths and decodes them on the loader's
+// workers, as each file is parsed (see Decoder): the file mode of every
+// command.
+func Read(paths []string, opt load.Options, keepRaw bool) (*Inventory, error) {
+	opt.Each = Decoder(keepRaw)
+	objs, err := load.Load(paths, opt)
+	if err != nil {
+		return nil, err
+	}
+	return FromDecoded(objs, keepRaw)
+}
+
+// Parse decodes the manifests of one YAML or JSON source held in memory;
+// name is how messages and findings refer to it.
+func Parse(name string, data []byte, keepRaw bool) (*Inventory, error) {
+	objs, err := load.Parse(&load.Source{Name: name}, data)
+	if err != nil {
+		return nil, err
+	}
+	return FromObjects(objs, keepRaw)
+}
