@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/runner"
 	"github.com/drvcheck/drvcheck/internal/status"
 	"github.com/drvcheck/drvcheck/policy"
@@ -22,15 +23,9 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	}
 	paths := o.fs.Args()
 	cfg := o.runnerConfig(e, paths)
-	engine, err := runner.Engine(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	inv, err := loadInventory(ctx, o, e, cf, paths, engine.Custom())
-	if err != nil {
-		return err
-	}
-	res, err := runner.Finish(ctx, cfg, engine, inv)
+	res, err := runner.Run(ctx, cfg, func(keepRaw bool) (*inventory.Inventory, error) {
+		return loadInventory(ctx, o, e, cf, paths, keepRaw)
+	})
 	if err != nil {
 		return err
 	}

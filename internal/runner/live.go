@@ -32,33 +32,25 @@ func LiveNode(ctx context.Context, cl cluster.Options, name string) (*corev1.Nod
 // Scan runs every rule over the live cluster cl names, reading kinds (every
 // kind drvcheck uses when none are given). cfg.Paths is not read.
 func Scan(ctx context.Context, cfg Config, cl cluster.Options, kinds ...cluster.Kind) (*Result, error) {
-	engine, err := Engine(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	inv, err := LiveInventory(ctx, cl, engine.Custom(), kinds...)
-	if err != nil {
-		return nil, err
-	}
-	return Finish(ctx, cfg, engine, inv)
+	return Run(ctx, cfg, func(keepRaw bool) (*inventory.Inventory, error) {
+		return LiveInventory(ctx, cl, keepRaw, kinds...)
+	})
 }
 
 // CheckLiveNodes runs every rule over the manifests under cfg.Paths with
 // the cluster's nodes in place of any Node manifests: what a pull request
 // would do to today's nodes.
 func CheckLiveNodes(ctx context.Context, cfg Config, cl cluster.Options) (*Result, error) {
-	engine, err := Engine(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	inv, err := Inventory(cfg, engine.Custom())
-	if err != nil {
-		return nil, err
-	}
-	live, err := LiveInventory(ctx, cl, engine.Custom(), cluster.Nodes)
-	if err != nil {
-		return nil, err
-	}
-	inv.UseNodes(live)
-	return Finish(ctx, cfg, engine, inv)
+	return Run(ctx, cfg, func(keepRaw bool) (*inventory.Inventory, error) {
+		inv, err := Inventory(cfg, keepRaw)
+		if err != nil {
+			return nil, err
+		}
+		live, err := LiveInventory(ctx, cl, keepRaw, cluster.Nodes)
+		if err != nil {
+			return nil, err
+		}
+		inv.UseNodes(live)
+		return inv, nil
+	})
 }

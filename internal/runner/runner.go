@@ -106,27 +106,32 @@ func CatalogContext(ctx context.Context, cfg Config) (*catalog.Catalog, error) {
 	return cat, nil
 }
 
-// Engine compiles the built-in rules and cfg's own, once per run.
-func Engine(ctx context.Context, cfg Config) (*policy.Engine, error) {
-	return policy.New(ctx, policy.Options{Policies: cfg.Policies, Data: cfg.Data})
+// Reader reads the objects of a run; keepRaw asks it to keep every object
+// as read, which custom rules see as input.objects.
+type Reader func(keepRaw bool) (*inventory.Inventory, error)
+
+// Run is every run, whatever its objects come from: compile the rules,
+// read the objects, then finish.
+func Run(ctx context.Context, cfg Config, read Reader) (*Result, error) {
+	engine, err := policy.New(ctx, policy.Options{Policies: cfg.Policies, Data: cfg.Data})
+	if err != nil {
+		return nil, err
+	}
+	inv, err := read(engine.Custom())
+	if err != nil {
+		return nil, err
+	}
+	return finish(ctx, cfg, engine, inv)
 }
 
 // Check runs every rule over the objects of cfg.
 func Check(ctx context.Context, cfg Config) (*Result, error) {
-	engine, err := Engine(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	inv, err := Inventory(cfg, engine.Custom())
-	if err != nil {
-		return nil, err
-	}
-	return Finish(ctx, cfg, engine, inv)
+	return Run(ctx, cfg, func(keepRaw bool) (*inventory.Inventory, error) { return Inventory(cfg, keepRaw) })
 }
 
-// Finish is the end every run shares, whatever its objects came from: the
+// finish is the end every run shares, whatever its objects came from: the
 // catalog, the rules, then the exceptions.
-func Finish(ctx context.Context, cfg Config, engine *policy.Engine, inv *inventory.Inventory) (*Result, error) {
+func finish(ctx context.Context, cfg Config, engine *policy.Engine, inv *inventory.Inventory) (*Result, error) {
 	cat, err := CatalogContext(ctx, cfg)
 	if err != nil {
 		return nil, err
