@@ -38,6 +38,15 @@ type Pod struct {
 // Key is namespace/name.
 func (p *Pod) Key() string { return p.Namespace + "/" + p.Name }
 
+// Keys names pods the way Key does, in order.
+func Keys(ps []*Pod) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Key()
+	}
+	return out
+}
+
 // healthy is the disruption controller's test: not being deleted and Ready.
 func (p *Pod) healthy() bool { return !p.Deleting && p.Ready }
 

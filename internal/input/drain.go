@@ -55,7 +55,7 @@ func drainEntry(m *drain.Model, r drain.Room) map[string]any {
 		refusals = append(refusals, map[string]any{
 			"budget": loadRef(f.Budget.Ref),
 			"name":   f.Budget.Name(),
-			"pods":   podKeys(f.Pods),
+			"pods":   anyStrings(drain.Keys(f.Pods)),
 			"code":   f.Last.Code,
 			"cause":  f.Last.Cause,
 			"change": f.Change.Text,
@@ -85,14 +85,6 @@ func podEntries(ps []*drain.Pod) []any {
 	out := make([]any, len(ps))
 	for i, p := range ps {
 		out[i] = map[string]any{"pod": p.Key(), "namespace": p.Namespace, "name": p.Name, "workload": loadRef(p.Workload)}
-	}
-	return out
-}
-
-func podKeys(ps []*drain.Pod) []any {
-	out := make([]any, len(ps))
-	for i, p := range ps {
-		out[i] = p.Key()
 	}
 	return out
 }

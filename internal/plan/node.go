@@ -46,7 +46,7 @@ func ForNode(m *drain.Model, cat *catalog.Catalog, node string, opt Options) (*P
 	free.Flags = drain.Flags{Force: true, DeleteEmptyDir: true}
 	drained := free.Drain(node)
 	drainStep := drainStep(node, drained, opt.Flags)
-	p.NeedsForce, p.NeedsDeleteEmptyDir = keys(drained.NeedsForce), keys(drained.NeedsDeleteEmptyDir)
+	p.NeedsForce, p.NeedsDeleteEmptyDir = drain.Keys(drained.NeedsForce), drain.Keys(drained.NeedsDeleteEmptyDir)
 	p.Steps = []Step{
 		image.Step,
 		budgetStep(m, node, room),
@@ -106,7 +106,7 @@ func budgetStep(m *drain.Model, node string, room drain.Room) Step {
 	s := Step{Name: StepBudget, Title: "budget room"}
 	for _, r := range room.Refusals {
 		s.Blockers = append(s.Blockers, Blocker{
-			What: fmt.Sprintf("%s refuses to evict %s: %s", r.Budget.Name(), strings.Join(keys(r.Pods), ", "), r.Last.Cause),
+			What: fmt.Sprintf("%s refuses to evict %s: %s", r.Budget.Name(), strings.Join(drain.Keys(r.Pods), ", "), r.Last.Cause),
 			Fix:  r.Change.Text,
 		})
 	}
@@ -156,13 +156,13 @@ func drainStep(node string, d drain.DrainResult, f drain.Flags) Step {
 	}
 	if len(d.NeedsForce) > 0 && !f.Force {
 		s.Blockers = append(s.Blockers, Blocker{
-			What: "cannot delete Pods that declare no controller (use --force to override): " + strings.Join(keys(d.NeedsForce), ", "),
+			What: "cannot delete Pods that declare no controller (use --force to override): " + strings.Join(drain.Keys(d.NeedsForce), ", "),
 			Fix:  "drain with --force (ClusterPolicy driver.upgradePolicy.drain.force: true), which deletes them for good, or run them under a controller",
 		})
 	}
 	if len(d.NeedsDeleteEmptyDir) > 0 && !f.DeleteEmptyDir {
 		s.Blockers = append(s.Blockers, Blocker{
-			What: "cannot delete Pods with local storage (use --delete-emptydir-data to override): " + strings.Join(keys(d.NeedsDeleteEmptyDir), ", "),
+			What: "cannot delete Pods with local storage (use --delete-emptydir-data to override): " + strings.Join(drain.Keys(d.NeedsDeleteEmptyDir), ", "),
 			Fix:  "drain with --delete-emptydir-data (driver.upgradePolicy.drain.deleteEmptyDir: true); their emptyDir data is lost",
 		})
 	}
@@ -236,14 +236,6 @@ func auditStep(m *drain.Model, cat *catalog.Catalog, node, tag string) Step {
 		}
 	}
 	return s
-}
-
-func keys(ps []*drain.Pod) []string {
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = p.Key()
-	}
-	return out
 }
 
 func budgetNames(bs []*drain.Budget) []string {
