@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drvcheck/drvcheck/internal/fleetgen"
 	"github.com/drvcheck/drvcheck/internal/registry/registrytest"
 )
 
@@ -146,18 +147,7 @@ func writeNodes(t testing.TB, path string, n int, tags []string) {
 		branch, rest, _ := strings.Cut(tags[i%len(tags)], "-")
 		kernel := rest[:strings.LastIndex(rest, "-")]
 		osVersion := strings.TrimPrefix(rest[len(kernel)+1:], "ubuntu")
-		fmt.Fprintf(&b, `---
-apiVersion: v1
-kind: Node
-metadata:
-  name: gpu-%05d
-  labels:
-    nvidia.com/gpu.present: "true"
-    nvidia.com/cuda.driver.major: "%s"
-    feature.node.kubernetes.io/kernel-version.full: %s
-    feature.node.kubernetes.io/system-os_release.ID: ubuntu
-    feature.node.kubernetes.io/system-os_release.VERSION_ID: "%s"
-`, i, branch, kernel, osVersion)
+		b.WriteString("---\n" + fleetgen.GPUNode(fmt.Sprintf("gpu-%05d", i), branch, kernel, osVersion))
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/authn"
 
+	"github.com/drvcheck/drvcheck/internal/fleetgen"
 	"github.com/drvcheck/drvcheck/internal/registry"
 	"github.com/drvcheck/drvcheck/internal/registry/registrytest"
 )
@@ -65,18 +66,7 @@ func writeFleet(tb testing.TB, n int) string {
 		if i%100 == 99 {
 			kernel = fmt.Sprintf("6.99.0-%d-generic", i)
 		}
-		fmt.Fprintf(&b, `---
-apiVersion: v1
-kind: Node
-metadata:
-  name: node-%05d
-  labels:
-    nvidia.com/gpu.present: "true"
-    nvidia.com/cuda.driver.major: "%d"
-    feature.node.kubernetes.io/kernel-version.full: %s
-    feature.node.kubernetes.io/system-os_release.ID: ubuntu
-    feature.node.kubernetes.io/system-os_release.VERSION_ID: "22.04"
-`, i, 500+i%20, kernel)
+		b.WriteString("---\n" + fleetgen.GPUNode(fmt.Sprintf("node-%05d", i), fmt.Sprint(500+i%20), kernel, "22.04"))
 	}
 	path := filepath.Join(tb.TempDir(), "nodes.yaml")
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
