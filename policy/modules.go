@@ -10,6 +10,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	rules "github.com/drvcheck/drvcheck/rego"
+
+	"github.com/drvcheck/drvcheck/internal/fileerr"
 )
 
 // RulesPackage is where every rule, built-in or custom, defines findings.
@@ -44,7 +46,7 @@ func userModules(paths []string, withTests bool) ([]*ast.Module, error) {
 	for _, root := range paths {
 		info, err := os.Stat(root)
 		if err != nil {
-			return nil, fmt.Errorf("policy %s: %w", root, pathErr(err))
+			return nil, fmt.Errorf("policy %s: %w", root, fileerr.Reason(err))
 		}
 		if !info.IsDir() && !strings.HasSuffix(root, ".rego") {
 			return nil, fmt.Errorf("policy %s: not a folder or a .rego file", root)
@@ -55,7 +57,7 @@ func userModules(paths []string, withTests bool) ([]*ast.Module, error) {
 			}
 			src, err := os.ReadFile(path)
 			if err != nil {
-				return fmt.Errorf("policy %s: %w", path, pathErr(err))
+				return fmt.Errorf("policy %s: %w", path, fileerr.Reason(err))
 			}
 			m, err := parseModule(path, src)
 			if err != nil {
@@ -99,11 +101,4 @@ func parseModule(name string, src []byte) (*ast.Module, error) {
 // packagePath renders "package drvcheck.rules.x" as "drvcheck.rules.x".
 func packagePath(m *ast.Module) string {
 	return strings.TrimPrefix(m.Package.Path.String(), "data.")
-}
-
-func pathErr(err error) error {
-	if pe, ok := err.(*fs.PathError); ok {
-		return pe.Err
-	}
-	return err
 }

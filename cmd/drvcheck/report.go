@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/drvcheck/drvcheck/internal/fileerr"
 	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/internal/runner"
 	"github.com/drvcheck/drvcheck/policy"
@@ -64,14 +65,14 @@ func (o *options) emit(e *env, res *runner.Result) error {
 func writeReport(rf reportFile, rep render.Report, opt render.Options) error {
 	f, err := os.Create(rf.path)
 	if err != nil {
-		return fmt.Errorf("--report %s: %w", rf.path, unwrapPath(err))
+		return fmt.Errorf("--report %s: %w", rf.path, fileerr.Reason(err))
 	}
 	if err := render.Render(f, rf.format, rep, opt); err != nil {
 		f.Close()
 		return fmt.Errorf("--report %s: %w", rf.path, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("--report %s: %w", rf.path, unwrapPath(err))
+		return fmt.Errorf("--report %s: %w", rf.path, fileerr.Reason(err))
 	}
 	return nil
 }
@@ -96,13 +97,6 @@ func renderOptions() render.Options {
 		opt.Dir, opt.Root = wd, render.RepoRoot(wd)
 	}
 	return opt
-}
-
-func unwrapPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
 
 // conclude ends a run of the rules (check, scan): it says when DRV001 was

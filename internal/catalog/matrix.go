@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/drvcheck/drvcheck/internal/fileerr"
 )
 
 // MatrixHeader is the header a support-matrix CSV must start with.
@@ -26,11 +28,7 @@ func (r Row) Tag() string { return r.Branch + "-" + r.Kernel + "-" + r.OSTag }
 func ReadMatrix(path string) ([]Row, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, fileerr.Reason(err))
 	}
 	return ParseMatrix(path, data)
 }

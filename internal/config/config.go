@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/drvcheck/drvcheck/internal/fileerr"
 )
 
 // DefaultFile is read from the working folder when --config is not given.
@@ -57,11 +59,7 @@ func Load(path string) (*File, error) {
 		return &File{}, nil
 	}
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("config %s: %w", path, err)
+		return nil, fmt.Errorf("config %s: %w", path, fileerr.Reason(err))
 	}
 	var f File
 	if err := yaml.UnmarshalStrict(data, &f); err != nil {

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/drvcheck/drvcheck/internal/fileerr"
 )
 
 // Options tune which files a folder walk reads.
@@ -76,7 +78,7 @@ func readSource(src *Source, opt Options) ([]*Object, error) {
 		data, err = os.ReadFile(src.Name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", src.Name, unwrapPathError(err))
+		return nil, fmt.Errorf("%s: %w", src.Name, fileerr.Reason(err))
 	}
 	objs, err := Parse(src, data)
 	if err != nil || opt.Each == nil {
@@ -105,7 +107,7 @@ func expand(paths []string, opt Options) ([]*Source, error) {
 		}
 		info, err := os.Stat(p)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, unwrapPathError(err))
+			return nil, fmt.Errorf("%s: %w", p, fileerr.Reason(err))
 		}
 		if !info.IsDir() {
 			out = append(out, &Source{Name: p})
@@ -124,7 +126,7 @@ func walk(root string, ignore []string) ([]*Source, error) {
 	var out []*Source
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, unwrapPathError(err))
+			return fmt.Errorf("%s: %w", path, fileerr.Reason(err))
 		}
 		if ignored(path, d.Name(), ignore) {
 			if d.IsDir() {
@@ -162,14 +164,4 @@ func ignored(path, base string, patterns []string) bool {
 		}
 	}
 	return false
-}
-
-// unwrapPathError drops the path from *fs.PathError, which the caller
-// already names, so messages do not repeat it.
-func unwrapPathError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/drvcheck/drvcheck/internal/fileerr"
 )
 
 // cacheEntry is one repository's listing on disk.
@@ -56,7 +58,7 @@ func (c *cache) read(repo string) (*cacheEntry, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cache %s: %w", p, unwrapPath(err))
+		return nil, fmt.Errorf("cache %s: %w", p, fileerr.Reason(err))
 	}
 	var e cacheEntry
 	if err := json.Unmarshal(data, &e); err != nil {
@@ -75,7 +77,7 @@ func (c *cache) write(e cacheEntry) (err error) {
 	p := c.path(e.Repository)
 	dir := filepath.Dir(p)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("cache %s: %w", dir, unwrapPath(err))
+		return fmt.Errorf("cache %s: %w", dir, fileerr.Reason(err))
 	}
 	data, err := json.Marshal(e)
 	if err != nil {
@@ -83,7 +85,7 @@ func (c *cache) write(e cacheEntry) (err error) {
 	}
 	tmp, err := os.CreateTemp(dir, ".tags-*.tmp")
 	if err != nil {
-		return fmt.Errorf("cache %s: %w", dir, unwrapPath(err))
+		return fmt.Errorf("cache %s: %w", dir, fileerr.Reason(err))
 	}
 	defer func() {
 		if err != nil {
@@ -101,21 +103,9 @@ func (c *cache) write(e cacheEntry) (err error) {
 		return fmt.Errorf("cache %s: %w", tmp.Name(), err)
 	}
 	if err = os.Rename(tmp.Name(), p); err != nil {
-		return fmt.Errorf("cache %s: %w", p, unwrapPath(err))
+		return fmt.Errorf("cache %s: %w", p, fileerr.Reason(err))
 	}
 	return nil
-}
-
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
 }
 
 // fresh reports whether an entry fetched at f is younger than ttl at now.

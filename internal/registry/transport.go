@@ -3,7 +3,6 @@ package registry
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -11,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+
+	"github.com/drvcheck/drvcheck/internal/fileerr"
 )
 
 // newTransport builds the HTTP stack every listing goes through, innermost
@@ -37,11 +38,7 @@ func certPool(files []string) (*x509.CertPool, error) {
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			return nil, fmt.Errorf("--registry-ca %s: %w", f, err)
+			return nil, fmt.Errorf("--registry-ca %s: %w", f, fileerr.Reason(err))
 		}
 		if !pool.AppendCertsFromPEM(data) {
 			return nil, fmt.Errorf("--registry-ca %s: no PEM certificate in it", f)
