@@ -31,16 +31,7 @@ type Engine struct {
 
 // New compiles the built-in and the user's rules and prepares the query.
 func New(ctx context.Context, opt Options) (*Engine, error) {
-	mods, err := builtinModules(false)
-	if err != nil {
-		return nil, err
-	}
-	user, err := userModules(opt.Policies, false)
-	if err != nil {
-		return nil, err
-	}
-	mods = append(mods, user...)
-	store, err := dataStore(opt.Data)
+	mods, custom, store, err := sources(opt, false)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +40,7 @@ func New(ctx context.Context, opt Options) (*Engine, error) {
 		return nil, oneLine(compiler.Errors)
 	}
 	base := []func(*rego.Rego){rego.Compiler(compiler), rego.Store(store), rego.StrictBuiltinErrors(true)}
-	e := &Engine{custom: len(user) > 0, store: store}
+	e := &Engine{custom: custom, store: store}
 	for _, pkg := range rulePackages(compiler) {
 		pq, err := rego.New(append(base, rego.Query(pkg+".findings[_]"))...).PrepareForEval(ctx)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/storage"
 
 	rules "github.com/drvcheck/drvcheck/rego"
 
@@ -16,6 +17,23 @@ import (
 
 // RulesPackage is where every rule, built-in or custom, defines findings.
 const RulesPackage = "drvcheck.rules"
+
+// sources gathers what a run compiles: the built-in modules and the user's
+// (with their tests when withTests), and the user's data. custom reports
+// whether the user gave modules of their own.
+func sources(opt Options, withTests bool) (mods []*ast.Module, custom bool, store storage.Store, err error) {
+	if mods, err = builtinModules(withTests); err != nil {
+		return nil, false, nil, err
+	}
+	user, err := userModules(opt.Policies, withTests)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	if store, err = dataStore(opt.Data); err != nil {
+		return nil, false, nil, err
+	}
+	return append(mods, user...), len(user) > 0, store, nil
+}
 
 // builtinModules parses the embedded rules; tests are left to Verify.
 func builtinModules(withTests bool) ([]*ast.Module, error) {

@@ -38,15 +38,7 @@ const (
 // returned as an error; failing tests are results. Results are ordered by
 // file and row.
 func Verify(ctx context.Context, opt Options) ([]TestResult, error) {
-	mods, err := builtinModules(true)
-	if err != nil {
-		return nil, err
-	}
-	user, err := userModules(opt.Policies, true)
-	if err != nil {
-		return nil, err
-	}
-	store, err := dataStore(opt.Data)
+	mods, _, store, err := sources(opt, true)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +46,7 @@ func Verify(ctx context.Context, opt Options) ([]TestResult, error) {
 	ch, err := tester.NewRunner().
 		SetCompiler(compiler).
 		SetStore(store).
-		SetModules(moduleMap(append(mods, user...))).
+		SetModules(moduleMap(mods)).
 		RaiseBuiltinErrors(true).
 		CapturePrintOutput(true).
 		SetTimeout(time.Minute).
