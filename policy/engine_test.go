@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
@@ -139,10 +140,10 @@ func TestMissingPolicyAndDataPaths(t *testing.T) {
 
 func TestSortFollowsTheContract(t *testing.T) {
 	fs := []Finding{
-		{Rule: "DRV010", Object: ObjectRef{Namespace: "b", Name: "a"}},
-		{Rule: "DRV001", Object: ObjectRef{Name: "z"}},
-		{Rule: "DRV010", Object: ObjectRef{Namespace: "a", Name: "z"}},
-		{Rule: "DRV001", Object: ObjectRef{Name: "a"}},
+		{Rule: "DRV010", Object: object.Ref{Namespace: "b", Name: "a"}},
+		{Rule: "DRV001", Object: object.Ref{Name: "z"}},
+		{Rule: "DRV010", Object: object.Ref{Namespace: "a", Name: "z"}},
+		{Rule: "DRV001", Object: object.Ref{Name: "a"}},
 	}
 	Sort(fs)
 	var got []string

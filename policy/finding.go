@@ -3,6 +3,8 @@ package policy
 import (
 	"cmp"
 	"slices"
+
+	"github.com/drvcheck/drvcheck/internal/object"
 )
 
 // Severities, from the most to the least severe.
@@ -25,27 +27,20 @@ func Rank(severity string) int {
 	return 0
 }
 
-// ObjectRef names the object a finding is about.
-type ObjectRef struct {
-	Kind      string `json:"kind"`
-	Namespace string `json:"namespace"`
-	Name      string `json:"name"`
-}
-
 // Finding is one rule's verdict on one object. Rules produce every field but
 // File and Line, which drvcheck fills from where the object was read, and
 // Field, the path inside the object used to find that line.
 type Finding struct {
-	Rule     string    `json:"rule"`
-	Title    string    `json:"title"`
-	Severity string    `json:"severity"`
-	Object   ObjectRef `json:"object"`
-	Node     string    `json:"node,omitempty"`
-	Tag      string    `json:"tag,omitempty"`
-	Message  string    `json:"message"`
-	File     string    `json:"file,omitempty"`
-	Line     int       `json:"line,omitempty"`
-	Field    []any     `json:"-"`
+	Rule     string     `json:"rule"`
+	Title    string     `json:"title"`
+	Severity string     `json:"severity"`
+	Object   object.Ref `json:"object"`
+	Node     string     `json:"node,omitempty"`
+	Tag      string     `json:"tag,omitempty"`
+	Message  string     `json:"message"`
+	File     string     `json:"file,omitempty"`
+	Line     int        `json:"line,omitempty"`
+	Field    []any      `json:"-"`
 }
 
 // Sort orders findings by rule, namespace, name (the contract's order), then

@@ -132,7 +132,7 @@ func TestLab(t *testing.T) {
 			t.Errorf("scan's unschedulable pods %v, want %v", unsched, want)
 		}
 		got := objects(rep.byRule("DRV010"))
-		if want := []string{"Pod gpu-drv/cuda13-job"}; !slices.Equal(got, want) {
+		if want := []string{"Pod/gpu-drv/cuda13-job"}; !slices.Equal(got, want) {
 			t.Errorf("DRV010 on %v; the scheduler left exactly %v pending", got, want)
 		}
 	})
@@ -153,7 +153,7 @@ func TestLab(t *testing.T) {
 		if got := blocking["gpu-drv/trainer-pdb"]; !strings.Contains(got, "lab-node-1") {
 			t.Errorf("scan's live budget facts: %v", blocking)
 		}
-		if got := objects(rep.byRule("DRV020")); !slices.Equal(got, []string{"PodDisruptionBudget gpu-drv/trainer-pdb"}) {
+		if got := objects(rep.byRule("DRV020")); !slices.Equal(got, []string{"PodDisruptionBudget/gpu-drv/trainer-pdb"}) {
 			t.Errorf("DRV020 on %v while kubectl drain is refused", got)
 		}
 	})
@@ -300,7 +300,7 @@ func liveFindings(rep jsonReport, prefix string) map[string]string {
 func objects(fs []policy.Finding) []string {
 	var out []string
 	for _, f := range fs {
-		out = append(out, f.Object.Kind+" "+f.Object.Namespace+"/"+f.Object.Name)
+		out = append(out, f.Object.String())
 	}
 	slices.Sort(out)
 	return out

@@ -202,7 +202,7 @@ func TestBadInputIsExitTwoWithOneLine(t *testing.T) {
 		{"missing path", []string{"check", filepath.Join(dir, "nope")}, filepath.Join(dir, "nope") + ": no such file or directory"},
 		{"unknown node", []string{"tag", "lab-node-9", lab}, "tag: node lab-node-9 not found"},
 		{"broken policy", []string{"check", lab, "--policy", policyDir}, brokenPolicy + ":"},
-		{"removed apiVersion", []string{"check", oldPDB}, "PodDisruptionBudget default/p (" + oldPDB + ":1): apiVersion policy/v1beta1"},
+		{"removed apiVersion", []string{"check", oldPDB}, "PodDisruptionBudget/default/p (" + oldPDB + ":1): apiVersion policy/v1beta1"},
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
 		{"unknown flag", []string{"check", lab, "--nope"}, "unknown flag: --nope"},
 		{"no path", []string{"check"}, "no PATH given"},

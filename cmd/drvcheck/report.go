@@ -9,7 +9,6 @@ import (
 	"github.com/drvcheck/drvcheck/internal/fileerr"
 	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/internal/runner"
-	"github.com/drvcheck/drvcheck/policy"
 )
 
 // reportFile is one --report FORMAT=FILE.
@@ -82,7 +81,7 @@ func reportOf(res *runner.Result) render.Report {
 	rep := render.Report{Findings: res.Findings, Summary: res.Summary, Rules: res.Rules, Suppressed: res.Suppressed}
 	if res.Inventory != nil {
 		for _, m := range res.Inventory.Metas() {
-			rep.Objects = append(rep.Objects, policy.ObjectRef(m.Ref))
+			rep.Objects = append(rep.Objects, m.Ref)
 		}
 	}
 	return rep

@@ -3,11 +3,10 @@ package drain
 import (
 	"fmt"
 
+	"github.com/drvcheck/drvcheck/internal/object"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-
-	"github.com/drvcheck/drvcheck/internal/load"
 )
 
 // Status sources of a budget's numbers.
@@ -26,13 +25,13 @@ const (
 // Budget is a PodDisruptionBudget joined with the pods it selects.
 type Budget struct {
 	PDB      *policyv1.PodDisruptionBudget
-	Ref      load.Ref
+	Ref      object.Ref
 	Selector labels.Selector
 	// Pods are the pods it selects, in its namespace.
 	Pods []*Pod
 	// Templates are the workloads (of any kind) whose pod template it
 	// selects; a budget with no pod and no template selects nothing.
-	Templates []load.Ref
+	Templates []object.Ref
 	// Count is the status the eviction API reads: the cluster's (Observed)
 	// or computed (Computed, Stale).
 	Count  Count
@@ -105,8 +104,8 @@ func (b *Budget) gate(c Count) *Gate {
 
 // newBudget parses pdb's selector with apimachinery: nil selects nothing,
 // {} everything.
-func newBudget(pdb *policyv1.PodDisruptionBudget, where func(load.Ref) string) (*Budget, error) {
-	ref := load.Ref{Kind: "PodDisruptionBudget", Namespace: pdb.Namespace, Name: pdb.Name}
+func newBudget(pdb *policyv1.PodDisruptionBudget, where func(object.Ref) string) (*Budget, error) {
+	ref := object.Ref{Kind: "PodDisruptionBudget", Namespace: pdb.Namespace, Name: pdb.Name}
 	sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
 	if err != nil {
 		return nil, fmt.Errorf("%s: spec.selector: %w", where(ref), err)

@@ -11,21 +11,21 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/drvcheck/drvcheck/internal/inventory"
-	"github.com/drvcheck/drvcheck/internal/load"
+	"github.com/drvcheck/drvcheck/internal/object"
 )
 
 // clusterPods takes a cluster's pods as they are: on spec.nodeName, in
 // their phase, Ready by their condition. Each pod's controller is found as
 // the disruption controller's finders find it, for budgets whose status
 // must be computed again.
-func (m *Model) clusterPods(inv *inventory.Inventory, where func(load.Ref) string) error {
+func (m *Model) clusterPods(inv *inventory.Inventory, where func(object.Ref) string) error {
 	ctl := newControllers(inv)
 	pods := slices.Clone(inv.Pods)
 	slices.SortFunc(pods, func(a, b *corev1.Pod) int {
 		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
 	for _, kp := range pods {
-		ref := load.Ref{Kind: "Pod", Namespace: kp.Namespace, Name: kp.Name}
+		ref := object.Ref{Kind: "Pod", Namespace: kp.Namespace, Name: kp.Name}
 		g, err := m.newGroup(kp.Namespace, kp.Labels, &kp.Spec)
 		if err != nil {
 			return fmt.Errorf("%s: %w", where(ref), err)
@@ -91,11 +91,11 @@ func newControllers(inv *inventory.Inventory) *controllers {
 // controller is gone: the budget's computed status then fails safe.
 func (c *controllers) resolve(p *Pod, ref *metav1.OwnerReference) {
 	key := p.Namespace + "/" + ref.Name
-	p.Controller = ref.Kind + "/" + key
-	p.Workload = load.Ref{Kind: ref.Kind, Namespace: p.Namespace, Name: ref.Name}
+	p.Workload = object.Ref{Kind: ref.Kind, Namespace: p.Namespace, Name: ref.Name}
+	p.Controller = p.Workload.String()
 	set := func(meta *metav1.ObjectMeta, kind string, scale int32) {
-		p.Controller, p.Scale = kind+"/"+p.Namespace+"/"+meta.Name, scale
-		p.Workload = load.Ref{Kind: kind, Namespace: p.Namespace, Name: meta.Name}
+		p.Workload = object.Ref{Kind: kind, Namespace: p.Namespace, Name: meta.Name}
+		p.Controller, p.Scale = p.Workload.String(), scale
 	}
 	switch ref.Kind {
 	case "ReplicationController":

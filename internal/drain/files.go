@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/drvcheck/drvcheck/internal/inventory"
-	"github.com/drvcheck/drvcheck/internal/load"
+	"github.com/drvcheck/drvcheck/internal/object"
 )
 
 // modelKinds are the workloads whose pods the file model holds (the
@@ -23,9 +23,9 @@ var modelKinds = map[string]int{"Pod": 0, "Deployment": 1, "ReplicaSet": 2, "Sta
 // Ready. A replica is named <workload>-<ordinal>. A ReplicaSet or Pod whose
 // controller was read too is counted under that controller, not twice. A
 // Pod whose controller was not read counts as one replica of it.
-func (m *Model) filePods(inv *inventory.Inventory, where func(load.Ref) string) error {
+func (m *Model) filePods(inv *inventory.Inventory, where func(object.Ref) string) error {
 	all := inv.Workloads()
-	read := map[load.Ref]bool{}
+	read := map[object.Ref]bool{}
 	for _, w := range all {
 		read[w.Ref] = true
 	}
@@ -55,10 +55,9 @@ func (m *Model) filePods(inv *inventory.Inventory, where func(load.Ref) string) 
 			switch {
 			case w.Ref.Kind != "Pod":
 				p.Name = fmt.Sprintf("%s-%d", w.Ref.Name, i)
-				p.Controller, p.Scale = w.Ref.Kind+"/"+w.Ref.Namespace+"/"+w.Ref.Name, w.Replicas
+				p.Controller, p.Scale = w.Ref.String(), w.Replicas
 			case w.Owner != nil:
-				o := ownerRef(w)
-				p.Controller = o.Kind + "/" + o.Namespace + "/" + o.Name
+				p.Controller = ownerRef(w).String()
 				orphans[p.Controller]++
 			}
 			m.addPod(p)
@@ -84,6 +83,6 @@ func filePod(w *inventory.Workload) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: meta, Spec: w.Template.Spec}
 }
 
-func ownerRef(w *inventory.Workload) load.Ref {
-	return load.Ref{Kind: w.Owner.Kind, Namespace: w.Ref.Namespace, Name: w.Owner.Name}
+func ownerRef(w *inventory.Workload) object.Ref {
+	return object.Ref{Kind: w.Owner.Kind, Namespace: w.Ref.Namespace, Name: w.Owner.Name}
 }

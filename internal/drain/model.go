@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/drvcheck/drvcheck/internal/inventory"
-	"github.com/drvcheck/drvcheck/internal/load"
+	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
 
@@ -54,7 +54,7 @@ func New(inv *inventory.Inventory) (*Model, error) {
 		}
 		m.namespaces[ns.Name] = l
 	}
-	where := func(ref load.Ref) string { return whereIs(inv, ref) }
+	where := func(ref object.Ref) string { return whereIs(inv, ref) }
 	var err error
 	if inv.Live {
 		err = m.clusterPods(inv, where)
@@ -137,7 +137,7 @@ func sortPods(ps []*Pod) {
 
 // joinBudgets parses every budget's selector, finds its pods and templates,
 // and counts its status.
-func (m *Model) joinBudgets(inv *inventory.Inventory, where func(load.Ref) string) error {
+func (m *Model) joinBudgets(inv *inventory.Inventory, where func(object.Ref) string) error {
 	pods := newLabelIndex[*Pod]()
 	for _, p := range m.Pods {
 		pods.add(p.Namespace, p.Labels, p)
@@ -187,12 +187,9 @@ func (m *Model) addPod(p *Pod) {
 }
 
 // whereIs names an object and, from files, where it was read.
-func whereIs(inv *inventory.Inventory, ref load.Ref) string {
+func whereIs(inv *inventory.Inventory, ref object.Ref) string {
 	if o := inv.Origin(ref); o != nil {
 		return o.Where()
 	}
-	if ref.Namespace == "" {
-		return ref.Kind + " " + ref.Name
-	}
-	return ref.Kind + " " + ref.Namespace + "/" + ref.Name
+	return ref.String()
 }

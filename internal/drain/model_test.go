@@ -9,6 +9,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/load"
+	"github.com/drvcheck/drvcheck/internal/object"
 )
 
 // labDir is testdata/lab of the repository.
@@ -35,7 +36,7 @@ func labModel(t *testing.T, extra string) *Model {
 
 // replace swaps objects of objs for those of more with the same ref.
 func replace(objs, more []*load.Object) []*load.Object {
-	byRef := map[load.Ref]*load.Object{}
+	byRef := map[object.Ref]*load.Object{}
 	for _, o := range more {
 		byRef[o.Ref()] = o
 	}
@@ -302,7 +303,7 @@ spec:
 		t.Fatal(err)
 	}
 	_, err = New(inv)
-	if err == nil || !strings.HasPrefix(err.Error(), "PodDisruptionBudget default/bad (bad.yaml:1): spec.selector:") {
+	if err == nil || !strings.HasPrefix(err.Error(), "PodDisruptionBudget/default/bad (bad.yaml:1): spec.selector:") {
 		t.Fatalf("error %v", err)
 	}
 }

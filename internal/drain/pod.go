@@ -1,9 +1,8 @@
 package drain
 
 import (
+	"github.com/drvcheck/drvcheck/internal/object"
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/drvcheck/drvcheck/internal/load"
 )
 
 // Pod is one pod of the model: a cluster's pod, or from files one replica
@@ -15,7 +14,7 @@ type Pod struct {
 	// Workload is the object that made the pod: a Deployment (also for the
 	// pods of its ReplicaSets), ReplicaSet, StatefulSet, other controller,
 	// or the Pod itself when it has none.
-	Workload load.Ref
+	Workload object.Ref
 	// Controller identifies the pod's controller for the budget arithmetic
 	// ("" when it has none); Scale and ScaleErr are that controller's.
 	Controller string

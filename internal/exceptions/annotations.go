@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/drvcheck/drvcheck/internal/inventory"
-	"github.com/drvcheck/drvcheck/internal/load"
+	"github.com/drvcheck/drvcheck/internal/object"
 )
 
 // The annotations an object carries to accept findings about itself.
@@ -33,13 +33,13 @@ type annotated struct {
 	until     time.Time
 	problem   string // why the annotation cannot suppress, or ""
 	where     string // "Kind/namespace/name", for notes
-	owner     *load.Ref
+	owner     *object.Ref
 }
 
 // index maps every object to its exception annotations and its controller.
 // An object without drvcheck.io/ignore is present only when it has a
 // controller, so that chains can be followed through it.
-type index map[load.Ref]annotated
+type index map[object.Ref]annotated
 
 // indexOf reads annotations from the typed objects, and from the objects as
 // read when the inventory kept them (kinds only custom rules know).
@@ -60,12 +60,12 @@ func indexOf(inv *inventory.Inventory) index {
 	return ix
 }
 
-func (ix index) add(ref load.Ref, ann map[string]string, owner *load.Ref) {
+func (ix index) add(ref object.Ref, ann map[string]string, owner *object.Ref) {
 	list, ok := ann[AnnotationIgnore]
 	if !ok && owner == nil {
 		return
 	}
-	a := annotated{where: refString(ref), owner: owner}
+	a := annotated{where: ref.String(), owner: owner}
 	if ok {
 		a = parse(ref, list, ann[AnnotationReason], ann[AnnotationExpires])
 		a.owner = owner
@@ -75,8 +75,8 @@ func (ix index) add(ref load.Ref, ann map[string]string, owner *load.Ref) {
 
 // parse reads the three annotations. A missing reason or a malformed date
 // leaves a problem, which the finding's message will carry.
-func parse(ref load.Ref, list, reason, expires string) annotated {
-	a := annotated{where: refString(ref), reason: strings.TrimSpace(reason), expires: strings.TrimSpace(expires)}
+func parse(ref object.Ref, list, reason, expires string) annotated {
+	a := annotated{where: ref.String(), reason: strings.TrimSpace(reason), expires: strings.TrimSpace(expires)}
 	for _, r := range strings.Split(list, ",") {
 		if r = strings.TrimSpace(r); r != "" {
 			a.rules = append(a.rules, r)
@@ -114,7 +114,7 @@ func (a annotated) expired(today time.Time) bool {
 // chain returns the annotations of ref and of the controllers above it, so
 // that an annotation on a Deployment also covers findings about its pods in
 // a live cluster.
-func (ix index) chain(ref load.Ref) []annotated {
+func (ix index) chain(ref object.Ref) []annotated {
 	var out []annotated
 	for range maxOwners + 1 {
 		a, ok := ix[ref]
@@ -133,27 +133,27 @@ func (ix index) chain(ref load.Ref) []annotated {
 }
 
 // sorted lists the indexed objects by Kind/namespace/name.
-func (ix index) sorted() []load.Ref {
-	out := make([]load.Ref, 0, len(ix))
+func (ix index) sorted() []object.Ref {
+	out := make([]object.Ref, 0, len(ix))
 	for r := range ix {
 		out = append(out, r)
 	}
-	slices.SortFunc(out, func(a, b load.Ref) int { return cmp.Compare(refString(a), refString(b)) })
+	slices.SortFunc(out, func(a, b object.Ref) int { return cmp.Compare(a.String(), b.String()) })
 	return out
 }
 
 // ownerOf returns the object's controller, in the object's namespace.
-func ownerOf(ref load.Ref, m *metav1.ObjectMeta) *load.Ref {
+func ownerOf(ref object.Ref, m *metav1.ObjectMeta) *object.Ref {
 	c := metav1.GetControllerOfNoCopy(m)
 	if c == nil {
 		return nil
 	}
-	return &load.Ref{Kind: c.Kind, Namespace: ref.Namespace, Name: c.Name}
+	return &object.Ref{Kind: c.Kind, Namespace: ref.Namespace, Name: c.Name}
 }
 
 // rawMeta reads kind, namespace, name and annotations of an object as read.
-func rawMeta(raw map[string]any) (load.Ref, map[string]string) {
-	ref := load.Ref{}
+func rawMeta(raw map[string]any) (object.Ref, map[string]string) {
+	ref := object.Ref{}
 	ref.Kind, _ = raw["kind"].(string)
 	meta, _ := raw["metadata"].(map[string]any)
 	ref.Name, _ = meta["name"].(string)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/drvcheck/drvcheck/internal/config"
-	"github.com/drvcheck/drvcheck/internal/load"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -66,7 +65,7 @@ func compile(list []config.Exception, source string) ([]entry, error) {
 // covers reports whether the entry names f's rule and object.
 func (e entry) covers(f *policy.Finding) bool {
 	ruleOK, _ := path.Match(e.rule, f.Rule)
-	objOK, _ := path.Match(e.object, refString(load.Ref(f.Object)))
+	objOK, _ := path.Match(e.object, f.Object.String())
 	return ruleOK && objOK
 }
 

@@ -6,7 +6,6 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/config"
 	"github.com/drvcheck/drvcheck/internal/inventory"
-	"github.com/drvcheck/drvcheck/internal/load"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -99,7 +98,7 @@ func (s *Set) suppress(f *policy.Finding) (Suppressed, bool) {
 		}
 		return Suppressed{Finding: *f, Reason: e.reason, Source: e.source, Expires: e.expires}, true
 	}
-	for _, a := range s.index.chain(load.Ref(f.Object)) {
+	for _, a := range s.index.chain(f.Object) {
 		if !a.lists(f.Rule) {
 			continue
 		}
@@ -142,16 +141,7 @@ func (s *Set) expired() []Expired {
 			continue
 		}
 		seen[key] = len(out)
-		out = append(out, Expired{Rule: a.rulesText, Object: refString(ref), Reason: a.reason, Expires: a.expires, Source: SourceAnnotation})
+		out = append(out, Expired{Rule: a.rulesText, Object: ref.String(), Reason: a.reason, Expires: a.expires, Source: SourceAnnotation})
 	}
 	return out
-}
-
-// refString writes a reference the way config exceptions name objects:
-// Kind/namespace/name, or Kind/name for cluster-scoped objects.
-func refString(r load.Ref) string {
-	if r.Namespace == "" {
-		return r.Kind + "/" + r.Name
-	}
-	return r.Kind + "/" + r.Namespace + "/" + r.Name
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/config"
 	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -92,7 +93,7 @@ func inv(t *testing.T) *inventory.Inventory {
 
 func finding(rule, kind, ns, name string) policy.Finding {
 	return policy.Finding{Rule: rule, Severity: policy.Error, Message: "m",
-		Object: policy.ObjectRef{Kind: kind, Namespace: ns, Name: name}}
+		Object: object.Ref{Kind: kind, Namespace: ns, Name: name}}
 }
 
 var today = time.Date(2025, 3, 1, 15, 0, 0, 0, time.UTC)

@@ -4,7 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/drvcheck/drvcheck/internal/drain"
-	"github.com/drvcheck/drvcheck/internal/load"
+	"github.com/drvcheck/drvcheck/internal/object"
 )
 
 // pdbEntries describes every PodDisruptionBudget with its numbers as the
@@ -83,7 +83,7 @@ func overlapping(b *drain.Budget) []any {
 	return out
 }
 
-func refs(rs []load.Ref) []any {
+func refs(rs []object.Ref) []any {
 	out := make([]any, len(rs))
 	for i, r := range rs {
 		out[i] = loadRef(r)
@@ -91,4 +91,4 @@ func refs(rs []load.Ref) []any {
 	return out
 }
 
-func loadRef(r load.Ref) map[string]any { return ref(r.Kind, r.Namespace, r.Name) }
+func loadRef(r object.Ref) map[string]any { return ref(r.Kind, r.Namespace, r.Name) }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/cuda"
 	"github.com/drvcheck/drvcheck/internal/inventory"
-	"github.com/drvcheck/drvcheck/internal/load"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
 
@@ -32,7 +32,7 @@ type workloadFacts struct {
 	fleet    *sched.Fleet
 	nodes    []*corev1.Node
 	policy   cuda.Policy
-	owners   map[load.Ref]bool            // every workload, to tell owned ones
+	owners   map[object.Ref]bool          // every workload, to tell owned ones
 	nsLabels map[string]map[string]string // namespace labels, for namespaceSelector
 
 	labelKeys   map[string]bool   // every label key some node carries
@@ -60,7 +60,7 @@ func newWorkloadFacts(inv *inventory.Inventory, ws []*inventory.Workload, pol cu
 		fleet:       sched.NewFleet(inv.Nodes, fleetKeys()),
 		nodes:       inv.Nodes,
 		policy:      pol,
-		owners:      make(map[load.Ref]bool, len(ws)),
+		owners:      make(map[object.Ref]bool, len(ws)),
 		nsLabels:    map[string]map[string]string{},
 		labelKeys:   map[string]bool{},
 		suggestions: map[string]string{},
@@ -111,7 +111,7 @@ func (c *workloadFacts) entry(w *inventory.Workload) map[string]any {
 // the owner only.
 func (c *workloadFacts) owned(w *inventory.Workload) bool {
 	o := w.Owner
-	return o != nil && c.owners[load.Ref{Kind: o.Kind, Namespace: w.Ref.Namespace, Name: o.Name}]
+	return o != nil && c.owners[object.Ref{Kind: o.Kind, Namespace: w.Ref.Namespace, Name: o.Name}]
 }
 
 // images lists the images of the init containers, then the containers.

@@ -7,6 +7,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 
 	"github.com/drvcheck/drvcheck/internal/load"
+	"github.com/drvcheck/drvcheck/internal/object"
 )
 
 // Inventory is every object of one run.
@@ -29,7 +30,7 @@ type Inventory struct {
 	// status are then the cluster's, not a model of them.
 	Live bool
 
-	origins map[load.Ref]*load.Object
+	origins map[object.Ref]*load.Object
 	raw     []map[string]any
 }
 
@@ -40,14 +41,14 @@ func (inv *Inventory) Raw() []map[string]any { return inv.raw }
 func (inv *Inventory) AddRaw(m map[string]any) { inv.raw = append(inv.raw, m) }
 
 // Origin returns the manifest an object was read from, or nil (live objects).
-func (inv *Inventory) Origin(ref load.Ref) *load.Object {
+func (inv *Inventory) Origin(ref object.Ref) *load.Object {
 	return inv.origins[ref]
 }
 
 // SetOrigin records where an object was read from.
 func (inv *Inventory) SetOrigin(o *load.Object) {
 	if inv.origins == nil {
-		inv.origins = map[load.Ref]*load.Object{}
+		inv.origins = map[object.Ref]*load.Object{}
 	}
 	inv.origins[o.Ref()] = o
 }

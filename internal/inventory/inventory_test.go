@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/drvcheck/drvcheck/internal/load"
+	"github.com/drvcheck/drvcheck/internal/object"
 )
 
 func objects(t *testing.T, src string) []*load.Object {
@@ -47,7 +48,7 @@ metadata: {name: cm}
 	if d.Namespace != "default" {
 		t.Fatalf("namespace %q, want default", d.Namespace)
 	}
-	if o := inv.Origin(load.Ref{Kind: "Deployment", Namespace: "default", Name: "d"}); o == nil || o.Line != 5 {
+	if o := inv.Origin(object.Ref{Kind: "Deployment", Namespace: "default", Name: "d"}); o == nil || o.Line != 5 {
 		t.Fatalf("origin %+v", o)
 	}
 	ws := inv.Workloads()
@@ -62,11 +63,11 @@ metadata: {name: cm}
 func TestDecodeErrorsNameTheObjectAndComeInReadOrder(t *testing.T) {
 	cases := map[string]struct{ src, want string }{
 		"wrong type": {"apiVersion: v1\nkind: Node\nmetadata: {name: n, labels: {a: [1]}}\n",
-			"Node n (m.yaml:1): "},
+			"Node/n (m.yaml:1): "},
 		"duplicate": {"apiVersion: v1\nkind: Node\nmetadata: {name: n}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\n",
-			"Node n (m.yaml:5): defined twice, also at m.yaml:1"},
+			"Node/n (m.yaml:5): defined twice, also at m.yaml:1"},
 		"old version first": {"apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: c}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n, labels: {a: [1]}}\n",
-			"CronJob default/c (m.yaml:1): apiVersion batch/v1beta1 is not served"},
+			"CronJob/default/c (m.yaml:1): apiVersion batch/v1beta1 is not served"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

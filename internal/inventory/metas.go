@@ -1,14 +1,13 @@
 package inventory
 
 import (
+	"github.com/drvcheck/drvcheck/internal/object"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/drvcheck/drvcheck/internal/load"
 )
 
 // Meta is one typed object's name and metadata.
 type Meta struct {
-	Ref  load.Ref
+	Ref  object.Ref
 	Meta *metav1.ObjectMeta
 }
 
@@ -21,13 +20,13 @@ func (inv *Inventory) Metas() []Meta {
 		out = append(out, Meta{Ref: w.Ref, Meta: w.Meta})
 	}
 	for _, n := range inv.Nodes {
-		out = append(out, Meta{Ref: load.Ref{Kind: "Node", Name: n.Name}, Meta: &n.ObjectMeta})
+		out = append(out, Meta{Ref: object.Ref{Kind: "Node", Name: n.Name}, Meta: &n.ObjectMeta})
 	}
 	for _, p := range inv.PDBs {
-		out = append(out, Meta{Ref: load.Ref{Kind: "PodDisruptionBudget", Namespace: p.Namespace, Name: p.Name}, Meta: &p.ObjectMeta})
+		out = append(out, Meta{Ref: object.Ref{Kind: "PodDisruptionBudget", Namespace: p.Namespace, Name: p.Name}, Meta: &p.ObjectMeta})
 	}
 	for _, n := range inv.Namespaces {
-		out = append(out, Meta{Ref: load.Ref{Kind: "Namespace", Name: n.Name}, Meta: &n.ObjectMeta})
+		out = append(out, Meta{Ref: object.Ref{Kind: "Namespace", Name: n.Name}, Meta: &n.ObjectMeta})
 	}
 	return out
 }

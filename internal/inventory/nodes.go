@@ -1,6 +1,6 @@
 package inventory
 
-import "github.com/drvcheck/drvcheck/internal/load"
+import "github.com/drvcheck/drvcheck/internal/object"
 
 // UseNodes replaces the nodes read from files with those of live, a
 // cluster's inventory (check --nodes-from-cluster): the files say what a
@@ -10,7 +10,7 @@ import "github.com/drvcheck/drvcheck/internal/load"
 func (inv *Inventory) UseNodes(live *Inventory) {
 	inv.Objects += len(live.Nodes) - len(inv.Nodes)
 	for _, n := range inv.Nodes {
-		delete(inv.origins, load.Ref{Kind: "Node", Name: n.Name})
+		delete(inv.origins, object.Ref{Kind: "Node", Name: n.Name})
 	}
 	inv.Nodes = live.Nodes
 	if inv.raw == nil {

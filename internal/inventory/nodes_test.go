@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/drvcheck/drvcheck/internal/load"
+	"github.com/drvcheck/drvcheck/internal/object"
 )
 
 // TestUseNodes is check --nodes-from-cluster: the files' nodes give way to
@@ -37,10 +38,10 @@ func TestUseNodes(t *testing.T) {
 	if len(inv.Pods) != pods || inv.Live {
 		t.Errorf("pods %d (want %d), Live %v (want false: the workloads are the files')", len(inv.Pods), pods, inv.Live)
 	}
-	if o := inv.Origin(load.Ref{Kind: "Node", Name: "lab-node-3"}); o != nil {
+	if o := inv.Origin(object.Ref{Kind: "Node", Name: "lab-node-3"}); o != nil {
 		t.Errorf("lab-node-3 still placed at %s:%d", o.Source.Name, o.Line)
 	}
-	if o := inv.Origin(load.Ref{Kind: "Pod", Namespace: "gpu-drv", Name: "cuda12-job"}); o == nil {
+	if o := inv.Origin(object.Ref{Kind: "Pod", Namespace: "gpu-drv", Name: "cuda12-job"}); o == nil {
 		t.Error("cuda12-job lost its file")
 	}
 }

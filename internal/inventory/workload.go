@@ -1,17 +1,16 @@
 package inventory
 
 import (
+	"github.com/drvcheck/drvcheck/internal/object"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/drvcheck/drvcheck/internal/load"
 )
 
 // Workload is anything that makes pods, seen through its pod template: a
 // bare Pod, a Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob
 // (through its jobTemplate) or ReplicationController.
 type Workload struct {
-	Ref         load.Ref
+	Ref         object.Ref
 	Meta        *metav1.ObjectMeta // the workload's own metadata
 	Template    *corev1.PodTemplateSpec
 	Replicas    int32 // desired pods; 1 for a Pod; 0 for a DaemonSet (one per node)
@@ -36,7 +35,7 @@ func (inv *Inventory) Workloads() []*Workload {
 	var out []*Workload
 	add := func(kind string, m *metav1.ObjectMeta, t *corev1.PodTemplateSpec, replicas *int32, path []any) *Workload {
 		w := &Workload{
-			Ref:         load.Ref{Kind: kind, Namespace: m.Namespace, Name: m.Name},
+			Ref:         object.Ref{Kind: kind, Namespace: m.Namespace, Name: m.Name},
 			Meta:        m,
 			Template:    t,
 			Replicas:    replicasOr1(replicas),

@@ -84,7 +84,7 @@ func TestJSONDocument(t *testing.T) {
 	if names(objs) != "Node/j" {
 		t.Fatalf("objects %q", names(objs))
 	}
-	if v := Field(objs[0].Raw, "metadata", "labels", "n"); v != int64(550) {
+	if v := objs[0].Raw["metadata"].(map[string]any)["labels"].(map[string]any)["n"]; v != int64(550) {
 		t.Fatalf("number decoded as %T %v, want int64 550", v, v)
 	}
 }

@@ -1,6 +1,10 @@
 package load
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/drvcheck/drvcheck/internal/object"
+)
 
 // DefaultNamespace is where objects without a namespace live, as kubectl
 // applies them.
@@ -31,37 +35,15 @@ type Source struct {
 	Name string // the path as the user gave it, or "-" for standard input
 }
 
-// Ref names an object the way findings do.
-type Ref struct {
-	Kind      string `json:"kind"`
-	Namespace string `json:"namespace"`
-	Name      string `json:"name"`
-}
-
 // Ref returns the object's reference.
-func (o *Object) Ref() Ref { return Ref{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name} }
+func (o *Object) Ref() object.Ref {
+	return object.Ref{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}
+}
 
 // Where names the object and where it was read, for error messages.
 func (o *Object) Where() string {
-	id := o.Kind + " " + o.Name
-	if o.Namespace != "" {
-		id = o.Kind + " " + o.Namespace + "/" + o.Name
-	}
 	if o.Source == nil {
-		return id
+		return o.Ref().String()
 	}
-	return fmt.Sprintf("%s (%s:%d)", id, o.Source.Name, o.Line)
-}
-
-// Field walks nested maps and returns the value at path, or nil.
-func Field(m map[string]any, path ...string) any {
-	var cur any = m
-	for _, p := range path {
-		mm, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		cur = mm[p]
-	}
-	return cur
+	return fmt.Sprintf("%s (%s:%d)", o.Ref(), o.Source.Name, o.Line)
 }

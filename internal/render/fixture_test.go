@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/drvcheck/drvcheck/internal/exceptions"
+	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -20,9 +21,9 @@ func fixture(t *testing.T) (Report, Options) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(root, "sub")
-	node := policy.ObjectRef{Kind: "Node", Name: "gpu-1"}
-	deploy := policy.ObjectRef{Kind: "Deployment", Namespace: "ml", Name: "trainer"}
-	pdb := policy.ObjectRef{Kind: "PodDisruptionBudget", Namespace: "ml", Name: "trainer-pdb"}
+	node := object.Ref{Kind: "Node", Name: "gpu-1"}
+	deploy := object.Ref{Kind: "Deployment", Namespace: "ml", Name: "trainer"}
+	pdb := object.Ref{Kind: "PodDisruptionBudget", Namespace: "ml", Name: "trainer-pdb"}
 	r := Report{
 		Rules: []policy.Rule{
 			{ID: "DRV001", Title: "missing-driver-image", Severity: "error", Help: "Push the image."},
@@ -44,7 +45,7 @@ func fixture(t *testing.T) (Report, Options) {
 				Message: "blocks drain", File: filepath.Join(root, "k8s", "pdb.yaml"), Line: 5},
 			Reason: "budget is intended", Source: exceptions.SourceAnnotation,
 		}},
-		Objects: []policy.ObjectRef{node, deploy, pdb},
+		Objects: []object.Ref{node, deploy, pdb},
 		Summary: policy.Summary{Errors: 2, Warnings: 2, Suppressed: 1, GPUNodes: 1, Objects: 3},
 	}
 	return r, Options{Root: root, Dir: dir, Version: "test"}

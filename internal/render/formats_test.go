@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/internal/runner"
 	"github.com/drvcheck/drvcheck/policy"
 )
@@ -45,7 +46,7 @@ func TestGitHubCommands(t *testing.T) {
 }
 
 func TestGitHubEscaping(t *testing.T) {
-	f := policy.Finding{Rule: "X1", Title: "a,b:c", Severity: "error", Object: policy.ObjectRef{Kind: "Pod", Namespace: "n", Name: "p"},
+	f := policy.Finding{Rule: "X1", Title: "a,b:c", Severity: "error", Object: object.Ref{Kind: "Pod", Namespace: "n", Name: "p"},
 		Message: "100% bad\r\nsecond line, with: colon", File: "dir,1/a:b.yaml", Line: 2}
 	got := githubCommand(f, Options{})
 	want := "::error file=dir%2C1/a%3Ab.yaml,line=2,title=X1 a%2Cb%3Ac::Pod/n/p: 100%25 bad%0D%0Asecond line, with: colon"

@@ -34,7 +34,7 @@ func githubCommand(f policy.Finding, opt Options) string {
 		props = append(props, "file="+escapeProperty(opt.displayPath(f.File)), fmt.Sprintf("line=%d", max(f.Line, 1)))
 	}
 	props = append(props, "title="+escapeProperty(strings.TrimSpace(f.Rule+" "+f.Title)))
-	return fmt.Sprintf("::%s %s::%s", githubLevel(f.Severity), strings.Join(props, ","), escapeData(objectName(f)+": "+f.Message))
+	return fmt.Sprintf("::%s %s::%s", githubLevel(f.Severity), strings.Join(props, ","), escapeData(f.Object.String()+": "+f.Message))
 }
 
 func githubLevel(severity string) string {

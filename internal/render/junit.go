@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/drvcheck/drvcheck/internal/exceptions"
+	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -67,10 +68,10 @@ func JUnit(w io.Writer, r Report, opt Options) error {
 	}
 	out := junitSuites{Name: "drvcheck", Suites: []junitSuite{}}
 	for _, obj := range objects {
-		suite := junitSuite{Name: refName(obj)}
+		suite := junitSuite{Name: obj.String()}
 		for _, rule := range rules {
 			k := caseKey{obj, rule.ID}
-			c := junitCase{Name: strings.TrimSpace(rule.ID + " " + rule.Title), Classname: refName(obj)}
+			c := junitCase{Name: strings.TrimSpace(rule.ID + " " + rule.Title), Classname: obj.String()}
 			if fs := found[k]; len(fs) > 0 {
 				c.File, c.Line = opt.displayPath(fs[0].File), fs[0].Line
 				c.Failure = failureOf(fs, opt)
@@ -104,7 +105,7 @@ func JUnit(w io.Writer, r Report, opt Options) error {
 }
 
 type caseKey struct {
-	obj  policy.ObjectRef
+	obj  object.Ref
 	rule string
 }
 
@@ -143,10 +144,10 @@ func junitRules(r Report) []policy.Rule {
 
 // junitObjects lists the objects checked and any object a finding names,
 // sorted by kind, namespace and name.
-func junitObjects(r Report) []policy.ObjectRef {
-	seen := map[policy.ObjectRef]bool{}
-	var out []policy.ObjectRef
-	add := func(o policy.ObjectRef) {
+func junitObjects(r Report) []object.Ref {
+	seen := map[object.Ref]bool{}
+	var out []object.Ref
+	add := func(o object.Ref) {
 		if !seen[o] {
 			seen[o] = true
 			out = append(out, o)
@@ -158,16 +159,8 @@ func junitObjects(r Report) []policy.ObjectRef {
 	for _, f := range allFindings(r) {
 		add(f.Object)
 	}
-	slices.SortFunc(out, func(a, b policy.ObjectRef) int {
+	slices.SortFunc(out, func(a, b object.Ref) int {
 		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
 	return out
-}
-
-// refName writes an object as Kind/namespace/name, or Kind/name.
-func refName(o policy.ObjectRef) string {
-	if o.Namespace == "" {
-		return o.Kind + "/" + o.Name
-	}
-	return o.Kind + "/" + o.Namespace + "/" + o.Name
 }

@@ -40,7 +40,7 @@ func Markdown(w io.Writer, r Report, opt Options) error {
 				break
 			}
 			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", severityIcon(f.Severity), cell(f.Rule+" "+f.Title),
-				cell(objectName(f)), location(f, opt), cell(f.Message))
+				cell(f.Object.String()), location(f, opt), cell(f.Message))
 		}
 		fmt.Fprintln(bw)
 	}
@@ -57,7 +57,7 @@ func Markdown(w io.Writer, r Report, opt Options) error {
 			if x.Expires != "" {
 				reason += " (until " + x.Expires + ")"
 			}
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", cell(x.Rule+" "+x.Title), cell(objectName(x.Finding)),
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", cell(x.Rule+" "+x.Title), cell(x.Finding.Object.String()),
 				location(x.Finding, opt), cell(reason), cell(x.Source))
 		}
 		fmt.Fprintln(bw, "\n</details>")

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/drvcheck/drvcheck/internal/exceptions"
+	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -19,7 +20,7 @@ type Report struct {
 	// counts them and most list them.
 	Suppressed []exceptions.Suppressed
 	// Objects are the objects checked (junit makes a test suite of each).
-	Objects []policy.ObjectRef
+	Objects []object.Ref
 }
 
 // Options tune output for its destination.

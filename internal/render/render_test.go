@@ -7,15 +7,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
 func sample() Report {
 	return Report{
 		Findings: []policy.Finding{
-			{Rule: "DRV001", Title: "missing-driver-image", Severity: policy.Error, Object: policy.ObjectRef{Kind: "Node", Name: "n3"},
+			{Rule: "DRV001", Title: "missing-driver-image", Severity: policy.Error, Object: object.Ref{Kind: "Node", Name: "n3"},
 				Node: "n3", Tag: "550-k-ubuntu24.04", Message: "no image", File: "k8s/node3.yaml", Line: 1},
-			{Rule: "DRV014", Title: "unknown-label-key", Severity: policy.Warning, Object: policy.ObjectRef{Kind: "Pod", Namespace: "ns", Name: "p"},
+			{Rule: "DRV014", Title: "unknown-label-key", Severity: policy.Warning, Object: object.Ref{Kind: "Pod", Namespace: "ns", Name: "p"},
 				Message: "typo", File: "p.yaml", Line: 7},
 		},
 		Summary: policy.Summary{Errors: 1, Warnings: 1, GPUNodes: 4, Objects: 9},

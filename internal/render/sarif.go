@@ -176,11 +176,11 @@ func sarifResultOf(f policy.Finding, index map[string]int, opt Options) sarifRes
 		RuleID:              f.Rule,
 		RuleIndex:           index[f.Rule],
 		Level:               sarifLevel(f.Severity),
-		Message:             sarifText{Text: objectName(f) + ": " + f.Message},
+		Message:             sarifText{Text: f.Object.String() + ": " + f.Message},
 		PartialFingerprints: map[string]string{"drvcheckFinding/v1": fingerprint(f)},
 	}
 	loc := sarifLocation{LogicalLocations: []sarifLogical{{
-		Name: f.Object.Name, FullyQualifiedName: objectName(f), Kind: "resource",
+		Name: f.Object.Name, FullyQualifiedName: f.Object.String(), Kind: "resource",
 	}}}
 	if f.File != "" && f.File != "-" {
 		uri, relative := opt.fileURI(f.File)

@@ -29,34 +29,34 @@ func init() {
 	level := enum("none", "note", "warning", "error")
 	sarifShapes = map[string]shape{
 		"log": {required: []string{"version", "runs"}, props: map[string]check{
-			"$schema": uri(true), "version": enum("2.1.0"), "runs": array(object("run"), false),
+			"$schema": uri(true), "version": enum("2.1.0"), "runs": array(anObject("run"), false),
 		}},
 		"run": {required: []string{"tool"}, props: map[string]check{
-			"tool": object("tool"), "results": array(object("result"), false),
-			"originalUriBaseIds": mapOf(object("artifactLocation")),
+			"tool": anObject("tool"), "results": array(anObject("result"), false),
+			"originalUriBaseIds": mapOf(anObject("artifactLocation")),
 			"columnKind":         enum("utf16CodeUnits", "unicodeCodePoints"),
 		}},
-		"tool": {required: []string{"driver"}, props: map[string]check{"driver": object("toolComponent")}},
+		"tool": {required: []string{"driver"}, props: map[string]check{"driver": anObject("toolComponent")}},
 		"toolComponent": {required: []string{"name"}, props: map[string]check{
-			"name": str, "version": str, "informationUri": uri(true), "rules": array(object("reportingDescriptor"), true),
+			"name": str, "version": str, "informationUri": uri(true), "rules": array(anObject("reportingDescriptor"), true),
 		}},
 		"reportingDescriptor": {required: []string{"id"}, props: map[string]check{
-			"id": str, "name": str, "shortDescription": object("multiformatMessageString"),
-			"fullDescription": object("multiformatMessageString"), "help": object("multiformatMessageString"),
-			"defaultConfiguration": object("reportingConfiguration"), "properties": object("propertyBag"),
+			"id": str, "name": str, "shortDescription": anObject("multiformatMessageString"),
+			"fullDescription": anObject("multiformatMessageString"), "help": anObject("multiformatMessageString"),
+			"defaultConfiguration": anObject("reportingConfiguration"), "properties": anObject("propertyBag"),
 		}},
 		"multiformatMessageString": {required: []string{"text"}, props: map[string]check{"text": str, "markdown": str}},
 		"reportingConfiguration":   {props: map[string]check{"level": level, "enabled": boolean}},
 		"propertyBag":              {open: true, props: map[string]check{"tags": array(str, true)}},
 		"result": {required: []string{"message"}, props: map[string]check{
-			"ruleId": str, "ruleIndex": integer(-1), "level": level, "message": object("message"),
-			"locations": array(object("location"), false), "partialFingerprints": mapOf(str),
-			"suppressions": array(object("suppression"), true), "properties": object("propertyBag"),
+			"ruleId": str, "ruleIndex": integer(-1), "level": level, "message": anObject("message"),
+			"locations": array(anObject("location"), false), "partialFingerprints": mapOf(str),
+			"suppressions": array(anObject("suppression"), true), "properties": anObject("propertyBag"),
 		}},
 		"message":  {anyOf: [][]string{{"text"}, {"id"}}, props: map[string]check{"text": str, "markdown": str, "id": str}},
-		"location": {props: map[string]check{"physicalLocation": object("physicalLocation"), "logicalLocations": array(object("logicalLocation"), true)}},
+		"location": {props: map[string]check{"physicalLocation": anObject("physicalLocation"), "logicalLocations": array(anObject("logicalLocation"), true)}},
 		"physicalLocation": {anyOf: [][]string{{"address"}, {"artifactLocation"}}, props: map[string]check{
-			"artifactLocation": object("artifactLocation"), "region": object("region"),
+			"artifactLocation": anObject("artifactLocation"), "region": anObject("region"),
 		}},
 		"artifactLocation": {props: map[string]check{"uri": uri(false), "uriBaseId": str, "index": integer(-1)}},
 		"region": {anyOf: [][]string{{"startLine"}, {"charOffset"}, {"byteOffset"}}, props: map[string]check{
@@ -70,9 +70,9 @@ func init() {
 }
 
 // validateSARIF returns every violation in a decoded SARIF log.
-func validateSARIF(v any) []string { return object("log")("$", v) }
+func validateSARIF(v any) []string { return anObject("log")("$", v) }
 
-func object(name string) check {
+func anObject(name string) check {
 	return func(path string, v any) []string {
 		m, ok := v.(map[string]any)
 		if !ok {

@@ -37,7 +37,7 @@ func Text(w io.Writer, r Report, opt Options) error {
 		}
 		fmt.Fprintf(bw, "%s (%d)\n", paint(bold+sev.color, sev.label), len(group))
 		for _, f := range group {
-			fmt.Fprintf(bw, "  %s %s  %s\n", paint(sev.color, f.Rule), f.Title, objectName(f))
+			fmt.Fprintf(bw, "  %s %s  %s\n", paint(sev.color, f.Rule), f.Title, f.Object.String())
 			if f.File != "" {
 				fmt.Fprintf(bw, "    %s:%d\n", f.File, f.Line)
 			}
@@ -65,13 +65,6 @@ func filter(fs []policy.Finding, severity string) []policy.Finding {
 	return out
 }
 
-func objectName(f policy.Finding) string {
-	if f.Object.Namespace == "" {
-		return f.Object.Kind + "/" + f.Object.Name
-	}
-	return f.Object.Kind + "/" + f.Object.Namespace + "/" + f.Object.Name
-}
-
 // ColorFor reports whether output to f should be coloured: only on a
 // terminal, and never when NO_COLOR is set and not empty (https://no-color.org).
 func ColorFor(f *os.File) bool {
@@ -90,7 +83,7 @@ func textSuppressed(w io.Writer, r Report, paint func(code, s string) string) {
 	}
 	fmt.Fprintf(w, "%s (%d)\n", paint(bold, "SUPPRESSED"), len(r.Suppressed))
 	for _, x := range r.Suppressed {
-		fmt.Fprintf(w, "  %s %s  %s  (%s: %s)\n", x.Rule, x.Title, objectName(x.Finding), x.Source, x.Reason)
+		fmt.Fprintf(w, "  %s %s  %s  (%s: %s)\n", x.Rule, x.Title, x.Finding.Object.String(), x.Source, x.Reason)
 	}
 	fmt.Fprintln(w)
 }

@@ -244,7 +244,7 @@ func toValue(doc map[string]any) (ast.Object, error) {
 // place fills file and line from where each finding's object was read.
 func place(inv *inventory.Inventory, fs []policy.Finding) {
 	for i := range fs {
-		o := inv.Origin(load.Ref(fs[i].Object))
+		o := inv.Origin(fs[i].Object)
 		if o == nil || o.Source == nil {
 			continue
 		}
