@@ -24,6 +24,7 @@ type Options struct {
 // Engine holds the rules of one run, compiled and prepared once.
 type Engine struct {
 	findings []rego.PreparedEvalQuery // one per rule package, evaluated in parallel
+	where    []string                 // each package's findings rule, FILE:ROW
 	rules    []Rule
 	custom   bool
 	store    storage.Store // the user's data (--data), read by Data
@@ -42,11 +43,12 @@ func New(ctx context.Context, opt Options) (*Engine, error) {
 	base := []func(*rego.Rego){rego.Compiler(compiler), rego.Store(store), rego.StrictBuiltinErrors(true)}
 	e := &Engine{custom: custom, store: store}
 	for _, pkg := range rulePackages(compiler) {
-		pq, err := rego.New(append(base, rego.Query(pkg+".findings[_]"))...).PrepareForEval(ctx)
+		pq, err := rego.New(append(base, rego.Query(pkg.path+".findings[_]"))...).PrepareForEval(ctx)
 		if err != nil {
 			return nil, oneLine(err)
 		}
 		e.findings = append(e.findings, pq)
+		e.where = append(e.where, pkg.where)
 	}
 	if e.rules, err = readRules(ctx, base); err != nil {
 		return nil, err
@@ -65,7 +67,7 @@ func (e *Engine) Rules() []Rule { return e.rules }
 //
 // Rule packages are independent, so they are evaluated in parallel, one
 // worker per CPU; the findings come back in package order.
-func (e *Engine) Eval(ctx context.Context, input ast.Value) ([]Finding, error) {
+func (e *Engine) Eval(ctx context.Context, input *Input) ([]Finding, error) {
 	results := make([][]Finding, len(e.findings))
 	errs := make([]error, len(e.findings))
 	jobs := make(chan int)
@@ -73,7 +75,7 @@ func (e *Engine) Eval(ctx context.Context, input ast.Value) ([]Finding, error) {
 	for range min(runtime.GOMAXPROCS(0), len(e.findings)) {
 		wg.Go(func() {
 			for i := range jobs {
-				results[i], errs[i] = evalOne(ctx, e.findings[i], input)
+				results[i], errs[i] = evalOne(ctx, e.findings[i], e.where[i], input.obj)
 			}
 		})
 	}
@@ -92,42 +94,45 @@ func (e *Engine) Eval(ctx context.Context, input ast.Value) ([]Finding, error) {
 	return out, nil
 }
 
-func evalOne(ctx context.Context, pq rego.PreparedEvalQuery, input ast.Value) ([]Finding, error) {
-	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input))
+func evalOne(ctx context.Context, pq rego.PreparedEvalQuery, where string, input ast.Value) ([]Finding, error) {
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input), rego.EvalGenerateJSON(decoder(where)))
 	if err != nil {
 		return nil, oneLine(err)
 	}
 	out := make([]Finding, 0, len(rs))
 	for _, r := range rs {
-		f, err := toFinding(r.Expressions[0].Value)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, f)
+		out = append(out, r.Expressions[0].Value.(Finding))
 	}
 	return out, nil
 }
 
+// rulePackage is a package that defines findings, and where its first
+// findings rule is (FILE:ROW), for errors about what the rule produced.
+type rulePackage struct{ path, where string }
+
 // rulePackages lists, sorted, every package under drvcheck.rules (at any
 // depth) that defines findings.
-func rulePackages(c *ast.Compiler) []string {
-	seen := map[string]bool{}
+func rulePackages(c *ast.Compiler) []rulePackage {
+	seen := map[string]string{}
 	for _, m := range c.Modules {
 		pkg := m.Package.Path.String()
 		if !strings.HasPrefix(pkg, "data."+RulesPackage+".") {
 			continue
 		}
 		for _, r := range m.Rules {
-			if r.Head.Name.String() == "findings" || r.Head.Ref().String() == "findings" {
-				seen[pkg] = true
+			if r.Head.Name.String() != "findings" && r.Head.Ref().String() != "findings" {
+				continue
+			}
+			if where := fmt.Sprintf("%s:%d", r.Location.File, r.Location.Row); seen[pkg] == "" || where < seen[pkg] {
+				seen[pkg] = where
 			}
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for p := range seen {
-		out = append(out, p)
+	out := make([]rulePackage, 0, len(seen))
+	for p, where := range seen {
+		out = append(out, rulePackage{p, where})
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, func(a, b rulePackage) int { return strings.Compare(a.path, b.path) })
 	return out
 }
 
@@ -139,13 +144,32 @@ func moduleMap(mods []*ast.Module) map[string]*ast.Module {
 	return out
 }
 
-func dataStore(files []string) (storage.Store, error) {
-	if len(files) == 0 {
-		return inmem.New(), nil
-	}
-	res, err := loader.NewFileLoader().WithRegoVersion(ast.RegoV1).All(files)
+// dataStore holds the built-in data (rego/data) with the user's files
+// over it: a key the user sets wins over the built-in one.
+func dataStore(files []string, withTests bool) (storage.Store, error) {
+	docs, err := builtinData(withTests)
 	if err != nil {
-		return nil, fmt.Errorf("data: %w", oneLine(err))
+		return nil, err
 	}
-	return inmem.NewFromObject(res.Documents), nil
+	if len(files) > 0 {
+		res, err := loader.NewFileLoader().WithRegoVersion(ast.RegoV1).All(files)
+		if err != nil {
+			return nil, fmt.Errorf("data: %w", oneLine(err))
+		}
+		merge(docs, res.Documents)
+	}
+	return inmem.NewFromObject(docs), nil
+}
+
+// merge copies src into dst, key by key, descending into objects both have.
+func merge(dst, src map[string]any) {
+	for k, v := range src {
+		d, dOK := dst[k].(map[string]any)
+		s, sOK := v.(map[string]any)
+		if dOK && sOK {
+			merge(d, s)
+			continue
+		}
+		dst[k] = v
+	}
 }

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/drvcheck/drvcheck/internal/object"
 )
 
 func writePolicy(t *testing.T, name, src string) string {
@@ -23,11 +24,11 @@ func writePolicy(t *testing.T, name, src string) string {
 
 func eval(t *testing.T, e *Engine, input map[string]any) ([]Finding, error) {
 	t.Helper()
-	v, err := ast.InterfaceToValue(input)
+	in, err := NewInput(input)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e.Eval(context.Background(), v)
+	return e.Eval(context.Background(), in)
 }
 
 const customRule = `package drvcheck.rules.acme
@@ -110,9 +111,9 @@ findings contains f if {
 	f := {"rule": "X", "title": "t", "severity": "error", "message": sprintf("%v", [n]), "object": {"kind": "Node", "namespace": "", "name": "a"}}
 }`, "x.rego:3: eval_builtin_error"},
 		"no severity": {`package drvcheck.rules.x
-findings contains {"rule": "X", "title": "t", "message": "m", "object": {"kind": "Node", "namespace": "", "name": "a"}}`, `policy: rule X: severity "" is not error, warning or info`},
+findings contains {"rule": "X", "title": "t", "message": "m", "object": {"kind": "Node", "namespace": "", "name": "a"}}`, `x.rego:2: rule X: severity "" is not error, warning or info`},
 		"no object": {`package drvcheck.rules.x
-findings contains {"rule": "X", "title": "t", "severity": "error", "message": "m"}`, "policy: rule X: a finding has no object"},
+findings contains {"rule": "X", "title": "t", "severity": "error", "message": "m"}`, "x.rego:2: rule X: a finding has no object"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -176,13 +177,41 @@ findings contains {"rule": "DEEP1", "title": "t", "severity": "info", "message":
 }
 
 func TestFieldAsJSONPointer(t *testing.T) {
-	f, err := toFinding(map[string]any{"rule": "X", "title": "t", "severity": "error", "message": "m",
-		"object": map[string]any{"kind": "Node", "namespace": "", "name": "n"},
-		"field":  "/metadata/labels/nvidia.com~1gpu.present"})
+	f, err := toFinding(ast.MustParseTerm(`{"rule": "X", "title": "t", "severity": "error", "message": "m",
+		"object": {"kind": "Node", "namespace": "", "name": "n"},
+		"field": "/metadata/labels/nvidia.com~1gpu.present"}`).Value)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(f.Field) != "[metadata labels nvidia.com/gpu.present]" {
 		t.Fatalf("field %v", f.Field)
+	}
+}
+
+// A misspelt key would silently lose what it carries (a "feild" loses the
+// finding its line): it is an error naming the rule's file and line.
+func TestUnknownFindingKeyNamesTheRule(t *testing.T) {
+	dir := writePolicy(t, "typo.rego", `package drvcheck.rules.typo
+
+findings contains {"rule": "TYPO1", "title": "t", "severity": "info", "message": "m", "feild": "/spec",
+	"object": {"kind": "Node", "namespace": "", "name": n.name}} if {
+	some n in input.nodes
+}
+`)
+	e, err := New(context.Background(), Options{Policies: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = eval(t, e, map[string]any{"nodes": []any{map[string]any{"name": "a"}}})
+	if err == nil || !strings.Contains(err.Error(), "typo.rego:3:") || !strings.Contains(err.Error(), `unknown key "feild"`) {
+		t.Fatalf("error %v, want typo.rego:3 and the unknown key", err)
+	}
+}
+
+func TestFindingKeyOfTheWrongType(t *testing.T) {
+	_, err := toFinding(ast.MustParseTerm(`{"rule": "X", "title": "t", "severity": "error", "message": "m",
+		"object": {"kind": "Node", "namespace": "", "name": "n"}, "stalls": "n"}`).Value)
+	if err == nil || !strings.Contains(err.Error(), `"stalls"`) {
+		t.Fatalf("error %v, want the stalls key named", err)
 	}
 }

@@ -28,8 +28,12 @@ func Rank(severity string) int {
 }
 
 // Finding is one rule's verdict on one object. Rules produce every field but
-// File and Line, which drvcheck fills from where the object was read, and
-// Field, the path inside the object used to find that line.
+// File and Line, which drvcheck fills from where the object was read with
+// Field, the path inside the object.
+//
+// Image, Fix and Stalls are how a rule states what commands other than
+// check act on (docs/input.md, "What commands read from findings"); they
+// are not part of the JSON report.
 type Finding struct {
 	Rule     string     `json:"rule"`
 	Title    string     `json:"title"`
@@ -41,6 +45,15 @@ type Finding struct {
 	File     string     `json:"file,omitempty"`
 	Line     int        `json:"line,omitempty"`
 	Field    []any      `json:"-"`
+
+	// Image says the node's driver image is "missing" (audit prints the
+	// node as MISSING) or "unknown" (no tag can be made: audit fails).
+	Image string `json:"-"`
+	// Fix is the smallest change that resolves the finding, for plan.
+	Fix string `json:"-"`
+	// Stalls names the nodes whose driver upgrade this finding holds
+	// where they stand, for status.
+	Stalls []string `json:"-"`
 }
 
 // Sort orders findings by rule, namespace, name (the contract's order), then
@@ -64,6 +77,9 @@ type Rule struct {
 	Title    string `json:"title"`
 	Severity string `json:"severity"`
 	Help     string `json:"help"`
+	// Needs names what the rule cannot judge without: "catalog" (a
+	// --matrix or --registry). A run without it says the rule is skipped.
+	Needs []string `json:"needs,omitempty"`
 }
 
 // Summary counts what a run saw and found.

@@ -29,7 +29,7 @@ func sources(opt Options, withTests bool) (mods []*ast.Module, custom bool, stor
 	if err != nil {
 		return nil, false, nil, err
 	}
-	if store, err = dataStore(opt.Data); err != nil {
+	if store, err = dataStore(opt.Data, withTests); err != nil {
 		return nil, false, nil, err
 	}
 	return append(mods, user...), len(user) > 0, store, nil

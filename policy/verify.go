@@ -14,7 +14,7 @@ import (
 // TestResult is the outcome of one Rego test rule (test_*).
 type TestResult struct {
 	Package  string        `json:"package"` // e.g. drvcheck.rules.drv001_test
-	Name     string        `json:"name"`    // e.g. test_missing_tag_is_a_finding
+	Name     string        `json:"name"`    // e.g. test_lab_node_3_lacks_its_image
 	File     string        `json:"file"`
 	Row      int           `json:"row"`
 	Outcome  string        `json:"outcome"`         // pass, fail, error or skip

@@ -2,40 +2,46 @@ package drvcheck.rules.drv001_test
 
 import data.drvcheck.rules.drv001
 
-node(name, tag, present) := {
-	"name": name, "gpu": true, "tag": tag,
-	"object": {"kind": "Node", "namespace": "", "name": name},
-	"image": {"checked": true, "present": present, "sources": []},
-}
+lab := data.drvcheck.testdata.lab
 
-catalog := {"configured": true, "description": "support-matrix.csv"}
-
-test_missing_tag_is_a_finding if {
-	fs := drv001.findings with input as {"catalog": catalog, "nodes": [
-		node("a", "550-6.8.0-52-generic-ubuntu24.04", false),
-		node("b", "550-6.8.0-45-generic-ubuntu24.04", true),
-	]}
+# The lab as drvcheck input prints it: lab-node-3 runs a kernel (6.8.0-52)
+# that no row of the support matrix has for its branch and OS.
+test_lab_node_3_lacks_its_image if {
+	fs := drv001.findings with input as lab
 	count(fs) == 1
 	some f in fs
 	f.rule == "DRV001"
 	f.severity == "error"
-	f.node == "a"
+	f.object == {"kind": "Node", "namespace": "", "name": "lab-node-3"}
+	f.node == "lab-node-3"
 	f.tag == "550-6.8.0-52-generic-ubuntu24.04"
-	f.message == "no precompiled driver image 550-6.8.0-52-generic-ubuntu24.04 in support-matrix.csv"
+	f.message == "no precompiled driver image 550-6.8.0-52-generic-ubuntu24.04 in testdata/lab/support-matrix.csv"
+	f.field == "/metadata/labels/feature.node.kubernetes.io~1kernel-version.full"
+	f.image == "missing"
+	f.fix == "build and push 550-6.8.0-52-generic-ubuntu24.04, or add the row 550,6.8.0-52-generic,ubuntu24.04 to the support matrix"
+	f.stalls == []
+}
+
+# The lab with lab-node-3's row added to the matrix: every image exists.
+test_present_image_is_no_finding if {
+	nodes := [object.union(n, {"image": {"checked": true, "present": true, "field": ""}}) | some n in lab.nodes]
+	count(drv001.findings) == 0 with input as object.union(lab, {"nodes": nodes})
 }
 
 test_no_source_no_finding if {
-	count(drv001.findings) == 0 with input as {
-		"catalog": {"configured": false, "description": ""},
-		"nodes": [node("a", "550-x-ubuntu24.04", false)],
-	}
+	nodes := [object.union(n, {"image": {"checked": false, "present": false, "field": ""}}) | some n in lab.nodes]
+	count(drv001.findings) == 0 with input as object.union(lab, {"catalog": {"configured": false}, "nodes": nodes})
 }
 
 test_non_gpu_node_is_not_audited if {
-	n := object.union(node("a", "550-x-ubuntu24.04", false), {"gpu": false})
-	count(drv001.findings) == 0 with input as {"catalog": catalog, "nodes": [n]}
+	nodes := [object.union(n, {"gpu": false}) | some n in lab.nodes]
+	count(drv001.findings) == 0 with input as object.union(lab, {"nodes": nodes})
 }
 
-test_node_without_tag_is_left_to_drv002 if {
-	count(drv001.findings) == 0 with input as {"catalog": catalog, "nodes": [node("a", "", false)]}
+# A node whose upgrade waits for its driver pod to restart is held by the
+# missing image: status shows this finding as the reason.
+test_missing_image_stalls_a_restarting_node if {
+	nodes := [object.union(n, {"upgrade_state": "pod-restart-required"}) | some n in lab.nodes]
+	some f in drv001.findings with input as object.union(lab, {"nodes": nodes})
+	f.stalls == ["lab-node-3"]
 }

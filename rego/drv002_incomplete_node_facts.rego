@@ -19,5 +19,8 @@ findings contains f if {
 		"node": node.name,
 		"message": sprintf("GPU node %s has no driver image tag: %s", [node.name, concat(", ", parts)]),
 		"field": node.problems[0].field,
+		"image": "unknown",
+		"fix": "label the node as node-feature-discovery and gpu-feature-discovery do (check that both run on it)",
+		"stalls": lib.stalls(node.name, "image"),
 	})
 }

@@ -10,8 +10,8 @@ node(problems) := {
 
 test_missing_and_empty_labels_are_named if {
 	fs := drv002.findings with input as {"nodes": [node([
-		{"label": "feature.node.kubernetes.io/kernel-version.full", "reason": "missing", "field": ["metadata", "labels"]},
-		{"label": "feature.node.kubernetes.io/system-os_release.ID", "reason": "empty", "field": ["metadata", "labels", "feature.node.kubernetes.io/system-os_release.ID"]},
+		{"label": "feature.node.kubernetes.io/kernel-version.full", "reason": "missing", "field": "/metadata/labels"},
+		{"label": "feature.node.kubernetes.io/system-os_release.ID", "reason": "empty", "field": "/metadata/labels/feature.node.kubernetes.io~1system-os_release.ID"},
 	])]}
 	count(fs) == 1
 	some f in fs
@@ -19,7 +19,8 @@ test_missing_and_empty_labels_are_named if {
 	f.node == "n"
 	contains(f.message, "feature.node.kubernetes.io/kernel-version.full is missing")
 	contains(f.message, "feature.node.kubernetes.io/system-os_release.ID is empty")
-	f.field == ["metadata", "labels"]
+	f.field == "/metadata/labels"
+	f.image == "unknown"
 }
 
 test_complete_node_has_no_finding if {
@@ -27,6 +28,6 @@ test_complete_node_has_no_finding if {
 }
 
 test_non_gpu_node_is_ignored if {
-	n := object.union(node([{"label": "x", "reason": "missing", "field": []}]), {"gpu": false})
+	n := object.union(node([{"label": "x", "reason": "missing", "field": ""}]), {"gpu": false})
 	count(drv002.findings) == 0 with input as {"nodes": [n]}
 }

@@ -12,7 +12,7 @@ nowhere := {
 	"total": 4, "eligible": 0, "matching": 0,
 	"reasons": {"node(s) didn't match Pod's node affinity/selector": 4},
 	"message": "0/4 nodes match: 4 node(s) didn't match Pod's node affinity/selector",
-	"field": ["spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"],
+	"field": "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution",
 }
 
 somewhere := object.union(nowhere, {"eligible": 1, "matching": 1, "message": "1/4 nodes match: 3 node(s) didn't match Pod's node affinity/selector"})

@@ -59,10 +59,10 @@ test_bad_annotation_is_a_finding if {
 	msg := "annotation drvcheck.io/min-driver-branch on the Deployment: \"r580\" is not a driver branch (want e.g. 580 or 580.65.06)"
 	fs := drv012.findings with input as {"workloads": [workload(cuda({
 		"floor": 0, "origin": "annotation", "error": msg,
-		"field": ["metadata", "annotations", "drvcheck.io/min-driver-branch"],
+		"field": "/metadata/annotations/drvcheck.io~1min-driver-branch",
 	}))]}
 	count(fs) == 1
 	some f in fs
 	f.message == msg
-	f.field == ["metadata", "annotations", "drvcheck.io/min-driver-branch"]
+	f.field == "/metadata/annotations/drvcheck.io~1min-driver-branch"
 }

@@ -21,7 +21,19 @@ findings contains f if {
 			pdb.name, pdb.rule, pdb.healthy, pdb.desired, note(pdb), where(pdb), pdb.change,
 		]),
 		"field": pdb.change_field,
+		"fix": pdb.change,
+		"stalls": [name |
+			some name in pdb.nodes
+			lib.stalls(name, "evictions") != []
+			refuses(input.drain[name], pdb)
+		],
 	})
+}
+
+# refuses holds when the budget refuses an eviction from the node drained.
+refuses(drain, pdb) if {
+	some r in drain.refusals
+	r.budget == pdb.object
 }
 
 where(pdb) := concat(", ", pdb.nodes) if count(pdb.nodes) > 0

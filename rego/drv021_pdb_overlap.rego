@@ -22,6 +22,12 @@ findings contains f if {
 		"message": sprintf("%s shares %d pod(s) with %s (%s): the eviction API answers 500 for them, so no drain can evict them", [
 			pdb.name, count(pods), concat(", ", sort(others)), concat(", ", pods),
 		]),
-		"field": ["spec", "selector"],
+		"field": "/spec/selector",
+		"stalls": [name |
+			some name, _ in lib.upgrade_holds
+			lib.stalls(name, "evictions") != []
+			some o in input.drain[name].overlaps
+			pdb.name in o.budgets
+		],
 	})
 }

@@ -25,6 +25,6 @@ findings contains f if {
 	})
 }
 
-scaled_field(pdb) := ["spec", "maxUnavailable"] if pdb.max_unavailable != ""
+scaled_field(pdb) := "/spec/maxUnavailable" if pdb.max_unavailable != ""
 
-else := ["spec", "minAvailable"] if endswith(pdb.min_available, "%")
+else := "/spec/minAvailable" if endswith(pdb.min_available, "%")

@@ -17,14 +17,14 @@ test_max_unavailable_over_naked_pods_warns if {
 	count(fs) == 1
 	some f in fs
 	f.severity == "warning"
-	f.field == ["spec", "maxUnavailable"]
+	f.field == "/spec/maxUnavailable"
 	f.message == "solo (maxUnavailable 1) selects 1 pod(s) without a controller (default/solo): they add nothing to its 0 expected pods; use an integer minAvailable"
 }
 
 test_percentage_min_available_warns if {
 	fs := drv022.findings with input as {"pdbs": [pdb("pct", "50%", "", ["default/solo"])]}
 	some f in fs
-	f.field == ["spec", "minAvailable"]
+	f.field == "/spec/minAvailable"
 }
 
 test_integer_min_available_counts_them if {

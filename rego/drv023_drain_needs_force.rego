@@ -3,7 +3,9 @@
 # driver.upgradePolicy.drain.force / deleteEmptyDir are set) refuses the
 # whole node: "cannot delete Pods that declare no controller (use --force
 # to override)", "cannot delete Pods with local storage (use
-# --delete-emptydir-data to override)".
+# --delete-emptydir-data to override)". The finding is on the workload whose
+# manifest holds the cause, once per node, and points at the pod's owner
+# (or where it would be named) or its emptyDir volume.
 package drvcheck.rules.drv023
 
 import data.drvcheck.lib
@@ -18,20 +20,24 @@ meta := {
 findings contains f if {
 	some node in lib.gpu_nodes
 	d := input.drain[node.name]
-	parts := array.concat(force(d), emptydir(d))
-	count(parts) > 0
-	f := lib.finding(meta, node.object, {
+	some p in array.concat(d.needs_force, d.needs_delete_emptydir)
+	w := p.workload
+	force := [q | some q in d.needs_force; q.workload == w]
+	emptydir := [q | some q in d.needs_delete_emptydir; q.workload == w]
+	f := lib.finding(meta, w, {
 		"node": node.name,
-		"message": sprintf("draining %s needs %s", [node.name, concat(", and ", parts)]),
+		"message": sprintf("draining %s needs %s", [node.name, concat(", and ", array.concat(force_part(force), emptydir_part(emptydir)))]),
+		"field": array.concat(force, emptydir)[0].field,
+		"stalls": lib.stalls(node.name, "evictions"),
 	})
 }
 
-force(d) := [sprintf("--force for %s (no controller: deleted for good)", [pods(d.needs_force)])] if {
-	count(d.needs_force) > 0
+force_part(pods) := [sprintf("--force for %s (no controller: deleted for good)", [names(pods)])] if {
+	count(pods) > 0
 } else := []
 
-emptydir(d) := [sprintf("--delete-emptydir-data for %s (emptyDir data is lost)", [pods(d.needs_delete_emptydir)])] if {
-	count(d.needs_delete_emptydir) > 0
+emptydir_part(pods) := [sprintf("--delete-emptydir-data for %s (emptyDir data is lost)", [names(pods)])] if {
+	count(pods) > 0
 } else := []
 
-pods(list) := concat(", ", [p.pod | some p in list])
+names(pods) := concat(", ", [p.pod | some p in pods])

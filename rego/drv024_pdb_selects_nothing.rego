@@ -18,6 +18,6 @@ findings contains f if {
 	count(pdb.templates) == 0
 	f := lib.finding(meta, pdb.object, {
 		"message": sprintf("%s selects no pod or pod template in %s (selector %s)", [pdb.name, pdb.namespace, pdb.selector]),
-		"field": ["spec", "selector"],
+		"field": "/spec/selector",
 	})
 }

@@ -14,49 +14,31 @@ meta := {
 	"help": "The upgrade controller moves a node through upgrade-required, cordon-required, wait-for-jobs-required, pod-deletion-required, drain-required, pod-restart-required, validation-required and uncordon-required to upgrade-done. A node that stays in one state is stalled; in the drain states the cause is usually a PodDisruptionBudget or a pod that needs force. After fixing the cause of upgrade-failed, relabel the node nvidia.com/gpu-driver-upgrade-state=upgrade-required.",
 }
 
-# what each state waits for (k8s-operator-libs pkg/upgrade).
-waits := {
-	"upgrade-required": "waits for a free upgrade slot (maxParallelUpgrades, maxUnavailable)",
-	"cordon-required": "waits to be cordoned",
-	"wait-for-jobs-required": "waits for the pods of waitForCompletion.podSelector to finish",
-	"pod-deletion-required": "waits for its GPU pods to be deleted",
-	"drain-required": "waits for its drain",
-	"node-maintenance-required": "waits for its NodeMaintenance (requestor mode)",
-	"post-maintenance-required": "waits for its NodeMaintenance to finish (requestor mode)",
-	"pod-restart-required": "waits for its driver pod to restart with the new driver",
-	"validation-required": "waits for the validator pods to pass",
-	"uncordon-required": "waits to be uncordoned",
-	"upgrade-failed": "failed and is not retried: fix the cause, then relabel it nvidia.com/gpu-driver-upgrade-state=upgrade-required",
-}
-
-# the states in which evictions decide.
-drain_states := {"wait-for-jobs-required", "pod-deletion-required", "drain-required", "upgrade-failed"}
-
 findings contains f if {
 	some node in lib.gpu_nodes
 	state := node.upgrade_state
 	state != ""
-	state != "upgrade-done"
+	state != data.drvcheck.upgrade.done
 	f := lib.finding(meta, node.object, {
 		"node": node.name,
 		"severity": severity(state),
 		"message": sprintf("%s is in %s and %s%s", [node.name, state, wait(state), cause(node.name, state)]),
-		"field": ["metadata", "labels", "nvidia.com/gpu-driver-upgrade-state"],
+		"field": sprintf("/metadata/labels/%s", [replace(data.drvcheck.upgrade.label, "/", "~1")]),
+		"stalls": [node.name],
 	})
 }
 
-severity(state) := "error" if state == "upgrade-failed"
+severity(state) := "error" if state == data.drvcheck.upgrade.failed.name
 
 else := meta.severity
 
+# wait is what a node in state waits for, from the state table.
 wait(state) := w if {
-	w := waits[state]
-}
-
-else := "is not a state of the upgrade controller"
+	w := lib.upgrade_state[state].waits
+} else := "is not a state of the upgrade controller"
 
 cause(name, state) := sprintf("; %s", [concat("; ", blockers(input.drain[name]))]) if {
-	state in drain_states
+	"evictions" in lib.upgrade_state[state].held_by
 	count(blockers(input.drain[name])) > 0
 } else := ""
 

@@ -19,6 +19,7 @@ findings contains f if {
 	f := lib.finding(meta, node.object, {
 		"node": node.name,
 		"message": sprintf("%s finished its driver upgrade but is still cordoned: kubectl uncordon %s", [node.name, node.name]),
-		"field": ["spec", "unschedulable"],
+		"field": "/spec/unschedulable",
+		"stalls": [node.name],
 	})
 }

@@ -17,6 +17,7 @@ test_done_and_cordoned if {
 	some f in fs
 	f.node == "lab-node-1"
 	f.severity == "warning"
-	f.field == ["spec", "unschedulable"]
+	f.field == "/spec/unschedulable"
+	f.stalls == ["lab-node-1"]
 	f.message == "lab-node-1 finished its driver upgrade but is still cordoned: kubectl uncordon lab-node-1"
 }

@@ -5,15 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
+	"github.com/drvcheck/drvcheck/internal/cluster"
+	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/internal/runner"
 	"github.com/drvcheck/drvcheck/policy"
-)
-
-// The rules audit reports, by id.
-const (
-	ruleMissingImage = "DRV001"
-	ruleIncomplete   = "DRV002"
 )
 
 func runAudit(ctx context.Context, e *env, args []string) error {
@@ -26,62 +23,57 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		return errors.New("audit: needs --matrix or --registry to know which driver images exist")
 	}
 	paths := o.fs.Args()
-	var res *runner.Result
-	var err error
-	if len(paths) == 0 {
-		res, err = scanNodes(ctx, e, o, cf)
-	} else {
-		res, err = runner.Check(ctx, o.runnerConfig(e, paths))
+	read, err := reader(ctx, e, o, cf, paths, cluster.Nodes)
+	if err != nil {
+		return err
 	}
+	res, err := runner.Run(ctx, o.runnerConfig(e, paths), read)
 	if err != nil {
 		return err
 	}
 	// audit states facts: an exception does not make a missing image exist.
-	fs := res.Findings
-	for _, s := range res.Suppressed {
-		fs = append(fs, s.Finding)
-	}
-	return printAudit(e, fs)
+	return audit(e, allFindings(res))
 }
 
-// printAudit prints one MISSING line per node, sorted by node name, or OK.
-// A GPU node whose tag cannot be made is not a pass: it is named on stderr
-// and the audit exits 2.
-func printAudit(e *env, fs []policy.Finding) error {
-	var missing, incomplete []policy.Finding
+// audit prints one MISSING line per node, sorted by node name, or OK. The
+// rules say which findings are about a node's image (Finding.Image): a
+// node whose tag cannot be made is not a pass, it is named on stderr and
+// the audit exits 2.
+func audit(e *env, fs []policy.Finding) error {
+	var missing, unknown []policy.Finding
 	for _, f := range fs {
-		switch f.Rule {
-		case ruleMissingImage:
+		switch f.Image {
+		case "missing":
 			missing = append(missing, f)
-		case ruleIncomplete:
-			incomplete = append(incomplete, f)
+		case "unknown":
+			unknown = append(unknown, f)
 		}
 	}
-	byNode := func(a, b policy.Finding) int { return compare(a.Node, b.Node) }
+	byNode := func(a, b policy.Finding) int { return strings.Compare(a.Node, b.Node) }
 	slices.SortFunc(missing, byNode)
-	slices.SortFunc(incomplete, byNode)
-	for _, f := range missing {
-		fmt.Fprintf(e.stdout, "%s MISSING %s\n", f.Node, f.Tag)
+	slices.SortFunc(unknown, byNode)
+	if len(missing) > 0 || len(unknown) == 0 {
+		if err := render.Audit(e.stdout, missing); err != nil {
+			return err
+		}
 	}
-	if len(incomplete) > 0 {
-		for _, f := range incomplete[1:] {
+	if len(unknown) > 0 {
+		for _, f := range unknown[1:] {
 			fmt.Fprintf(e.stderr, "drvcheck: audit: %s\n", f.Message)
 		}
-		return fmt.Errorf("audit: %s", incomplete[0].Message)
+		return fmt.Errorf("audit: %s", unknown[0].Message)
 	}
 	if len(missing) > 0 {
 		return errFindings
 	}
-	fmt.Fprintln(e.stdout, "OK")
 	return nil
 }
 
-func compare(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// allFindings are a run's findings with those exceptions held back.
+func allFindings(res *runner.Result) []policy.Finding {
+	fs := slices.Clone(res.Findings)
+	for _, s := range res.Suppressed {
+		fs = append(fs, s.Finding)
 	}
-	return 0
+	return fs
 }

@@ -19,13 +19,16 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if len(paths) == 0 {
 		return errors.New("check: no PATH given (use - for standard input)")
 	}
-	var res *runner.Result
-	var err error
+	cfg := o.runnerConfig(e, paths)
+	read := runner.Files(cfg)
 	if *nodesFromCluster {
-		res, err = checkLiveNodes(ctx, e, o, cf, paths)
-	} else {
-		res, err = runner.Check(ctx, o.runnerConfig(e, paths))
+		cl, err := cf.options()
+		if err != nil {
+			return err
+		}
+		read = runner.FilesWithLiveNodes(ctx, cfg, cl)
 	}
+	res, err := runner.Run(ctx, cfg, read)
 	if err != nil {
 		return err
 	}

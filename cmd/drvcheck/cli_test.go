@@ -15,7 +15,7 @@ var (
 
 func TestVerifyExitCodes(t *testing.T) {
 	out, errs, code := drvcheck(t, "", "verify")
-	if code != 0 || !strings.Contains(out, "PASS  drvcheck.rules.drv001_test.test_missing_tag_is_a_finding") ||
+	if code != 0 || !strings.Contains(out, "PASS  drvcheck.rules.drv001_test.test_lab_node_3_lacks_its_image") ||
 		!strings.HasSuffix(out, " passed, 0 failed\n") {
 		t.Errorf("verify (built-in): exit %d\n%s%s", code, out, errs)
 	}
@@ -52,12 +52,12 @@ func TestCheckReports(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, stderr %s", code, errs)
 	}
-	if !strings.HasPrefix(out, "::error file=testdata/lab/k8s/node3.yaml,line=1,title=DRV001 missing-driver-image::") {
+	if !strings.HasPrefix(out, "::error file=testdata/lab/k8s/node3.yaml,line=15,title=DRV001 missing-driver-image::") {
 		t.Errorf("stdout = %q", out)
 	}
 	for path, want := range map[string]string{
 		sarif: `"ruleId": "DRV001"`,
-		md:    "| ❌ | DRV001 missing-driver-image | Node/lab-node-3 | `testdata/lab/k8s/node3.yaml:1` |",
+		md:    "| ❌ | DRV001 missing-driver-image | Node/lab-node-3 | `testdata/lab/k8s/node3.yaml:15` |",
 		js:    `"suppressed": 0,`,
 	} {
 		data, err := os.ReadFile(path)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/drvcheck/drvcheck/internal/cluster"
 	"github.com/drvcheck/drvcheck/internal/runner"
 )
@@ -35,31 +33,15 @@ func (c *clusterFlags) options() (cluster.Options, error) {
 	return cluster.Options{Kubeconfig: c.kubeconfig, Context: c.context, Timeout: c.timeout}, nil
 }
 
-// liveNode gets one node from the cluster the flags name.
-func liveNode(ctx context.Context, cf *clusterFlags, name string) (*corev1.Node, error) {
+// reader reads the manifests under paths, or without paths the live
+// cluster the flags name (kinds: every kind drvcheck uses when none).
+func reader(ctx context.Context, e *env, o *options, cf *clusterFlags, paths []string, kinds ...cluster.Kind) (runner.Reader, error) {
+	if len(paths) > 0 {
+		return runner.Files(o.runnerConfig(e, paths)), nil
+	}
 	cl, err := cf.options()
 	if err != nil {
 		return nil, err
 	}
-	return runner.LiveNode(ctx, cl, name)
-}
-
-// scanNodes evaluates the rules over the cluster's nodes alone, which is
-// all that audit reports on.
-func scanNodes(ctx context.Context, e *env, o *options, cf *clusterFlags) (*runner.Result, error) {
-	cl, err := cf.options()
-	if err != nil {
-		return nil, err
-	}
-	return runner.Scan(ctx, o.runnerConfig(e, nil), cl, cluster.Nodes)
-}
-
-// checkLiveNodes evaluates the rules over the manifests under paths with
-// the cluster's nodes (check --nodes-from-cluster).
-func checkLiveNodes(ctx context.Context, e *env, o *options, cf *clusterFlags, paths []string) (*runner.Result, error) {
-	cl, err := cf.options()
-	if err != nil {
-		return nil, err
-	}
-	return runner.CheckLiveNodes(ctx, o.runnerConfig(e, paths), cl)
+	return runner.Live(ctx, cl, kinds...), nil
 }

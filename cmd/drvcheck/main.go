@@ -46,6 +46,7 @@ func init() {
 		{"plan", "NODE --driver V", "the driver upgrade of NODE as ordered steps; --all simulates the fleet", runPlan},
 		{"status", "[PATH...]", "one row per GPU node: driver, tag, image, upgrade state, cordon, stall", runStatus},
 		{"verify", "[DIR...]", "run the Rego unit tests (*_test.rego) of the built-in and your policies", runVerify},
+		{"input", "[PATH...]", "print the input document the rules read, as JSON (live cluster without PATH)", runInput},
 		{"version", "", "print the version, commit and OPA version", runVersion},
 	}
 }
@@ -102,10 +103,10 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun drvcheck COMMAND --help for its flags. Exit codes: 0 clean, 1 findings, 2 errors.")
 }
 
-// findingsExit signals exit code 1 without a message.
+// errFindings signals exit code 1 without a message.
 var errFindings = errors.New("findings")
 
-// helpShown signals that --help was printed.
+// errHelp signals that --help was printed.
 var errHelp = errors.New("help")
 
 func exitCode(e *env, err error) int {

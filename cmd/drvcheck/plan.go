@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/plan"
+	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/internal/runner"
 )
 
@@ -29,11 +30,11 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if opt.Driver == "" {
 		return errors.New("plan: --driver VERSION is required")
 	}
-	if err := plan.CheckVersion(opt.Driver); err != nil {
+	if err := nodefacts.CheckVersion(opt.Driver); err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
-	if o.output != "text" && o.output != "json" {
-		return fmt.Errorf("plan: --output %s: want text or json", o.output)
+	if err := render.TextOrJSON("plan", o.output); err != nil {
+		return err
 	}
 	paths := o.fs.Args()
 	node := ""
@@ -43,66 +44,65 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		}
 		node, paths = paths[0], paths[1:]
 	}
-	inv, err := loadInventory(ctx, o, e, cf, paths, false)
-	if err != nil {
-		return err
-	}
-	cat, err := runner.CatalogContext(ctx, o.runnerConfig(e, paths))
-	if err != nil {
-		return err
-	}
-	m, err := drain.New(inv)
+	m, after, err := upgradeFacts(ctx, e, o, cf, paths, node, opt.Driver)
 	if err != nil {
 		return err
 	}
 	if all {
-		return printRolling(e, o.output, m, cat, opt)
+		return printRolling(e, o.output, m, after, opt)
 	}
-	p, err := plan.ForNode(m, cat, node, opt.Options)
+	p, err := plan.ForNode(m, after, node, opt.Options)
 	if errors.As(err, new(*plan.UnknownNodeError)) {
 		return fmt.Errorf("plan: node %s not found in %s", node, where(paths))
 	}
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
-	if o.output == "json" {
-		err = p.WriteJSON(e.stdout)
-	} else {
-		err = p.WriteText(e.stdout)
+	if err := render.Plan(e.stdout, o.output, p); err != nil || p.CanRun {
+		return err
 	}
-	if err == nil && !p.CanRun {
-		return errFindings
-	}
-	return err
+	return errFindings
 }
 
-func printRolling(e *env, format string, m *drain.Model, cat *catalog.Catalog, opt plan.RollingOptions) error {
-	r, err := plan.Roll(m, cat, opt)
+// upgradeFacts reads the objects once and returns the drain model of the
+// fleet as it is and what the rules say of it once node (every GPU node
+// when "") runs driver.
+func upgradeFacts(ctx context.Context, e *env, o *options, cf *clusterFlags, paths []string, node, driver string) (*drain.Model, plan.After, error) {
+	read, err := reader(ctx, e, o, cf, paths)
+	if err != nil {
+		return nil, plan.After{}, err
+	}
+	var now *inventory.Inventory
+	keep := func(keepRaw bool) (*inventory.Inventory, error) {
+		inv, err := read(keepRaw)
+		now = inv
+		return inv, err
+	}
+	cfg := o.runnerConfig(e, paths)
+	cfg.Upgrade = &runner.Upgrade{Driver: driver}
+	if node != "" {
+		cfg.Upgrade.Nodes = []string{node}
+	}
+	res, err := runner.Run(ctx, cfg, keep)
+	if err != nil {
+		return nil, plan.After{}, err
+	}
+	m, err := drain.New(now)
+	if err != nil {
+		return nil, plan.After{}, err
+	}
+	return m, plan.After{Facts: res.Facts, Catalog: res.Catalog, Findings: allFindings(res)}, nil
+}
+
+func printRolling(e *env, format string, m *drain.Model, after plan.After, opt plan.RollingOptions) error {
+	r, err := plan.Roll(m, after, opt)
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
-	if format == "json" {
-		err = r.WriteJSON(e.stdout)
-	} else {
-		err = r.WriteText(e.stdout)
+	if err := render.Rolling(e.stdout, format, r); err != nil || r.FirstStall == "" {
+		return err
 	}
-	if err == nil && r.FirstStall != "" {
-		return errFindings
-	}
-	return err
-}
-
-// loadInventory reads the objects of paths, or of the live cluster the
-// cluster flags name when there is no PATH.
-func loadInventory(ctx context.Context, o *options, e *env, cf *clusterFlags, paths []string, keepRaw bool) (*inventory.Inventory, error) {
-	if len(paths) > 0 {
-		return runner.Inventory(o.runnerConfig(e, paths), keepRaw)
-	}
-	cl, err := cf.options()
-	if err != nil {
-		return nil, err
-	}
-	return runner.LiveInventory(ctx, cl, keepRaw)
+	return errFindings
 }
 
 // where names what was read, for messages.

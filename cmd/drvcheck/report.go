@@ -98,11 +98,14 @@ func renderOptions() render.Options {
 	return opt
 }
 
-// conclude ends a run of the rules (check, scan): it says when DRV001 was
-// skipped, prints the report, and turns --fail-on into the exit code.
+// conclude ends a run of the rules (check, scan): it names the rules that
+// could not judge (their meta says what they need), prints the report, and
+// turns --fail-on into the exit code.
 func (o *options) conclude(e *env, res *runner.Result) error {
-	if !o.sourcesConfigured() {
-		fmt.Fprintln(e.stderr, "drvcheck: no --matrix or --registry given; DRV001 (missing-driver-image) is skipped")
+	for _, r := range res.Rules {
+		if slices.Contains(r.Needs, "catalog") && !res.Catalog.Configured() {
+			fmt.Fprintf(e.stderr, "drvcheck: no --matrix or --registry given; %s (%s) is skipped\n", r.ID, r.Title)
+		}
 	}
 	if err := o.emit(e, res); err != nil {
 		return err

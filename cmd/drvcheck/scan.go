@@ -23,7 +23,7 @@ func runScan(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := runner.Scan(ctx, o.runnerConfig(e, nil), cl)
+	res, err := runner.Run(ctx, o.runnerConfig(e, nil), runner.Live(ctx, cl))
 	if err != nil {
 		return err
 	}

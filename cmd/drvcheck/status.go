@@ -2,9 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/internal/runner"
 	"github.com/drvcheck/drvcheck/internal/status"
 	"github.com/drvcheck/drvcheck/policy"
@@ -18,24 +17,20 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	if err := o.parse(args); err != nil {
 		return err
 	}
-	if o.output != "text" && o.output != "json" {
-		return fmt.Errorf("status: --output %s: want text or json", o.output)
+	if err := render.TextOrJSON("status", o.output); err != nil {
+		return err
 	}
 	paths := o.fs.Args()
-	cfg := o.runnerConfig(e, paths)
-	res, err := runner.Run(ctx, cfg, func(keepRaw bool) (*inventory.Inventory, error) {
-		return loadInventory(ctx, o, e, cf, paths, keepRaw)
-	})
+	read, err := reader(ctx, e, o, cf, paths)
 	if err != nil {
 		return err
 	}
-	rows := status.Rows(res.Drain, res.Catalog, res.Findings)
-	if o.output == "json" {
-		err = status.WriteJSON(e.stdout, rows)
-	} else {
-		err = status.WriteText(e.stdout, rows)
-	}
+	res, err := runner.Run(ctx, o.runnerConfig(e, paths), read)
 	if err != nil {
+		return err
+	}
+	rows := status.Rows(res.Facts, res.Catalog, res.Findings)
+	if err := render.Status(e.stdout, o.output, rows); err != nil {
 		return err
 	}
 	var explaining []policy.Finding

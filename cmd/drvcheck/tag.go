@@ -8,7 +8,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/internal/runner"
 )
 
@@ -23,28 +25,10 @@ func runTag(ctx context.Context, e *env, args []string) error {
 		return errors.New("tag: no NODE given")
 	}
 	name, paths := o.fs.Arg(0), o.fs.Args()[1:]
-	if len(paths) == 0 {
-		n, err := liveNode(ctx, cf, name)
-		if err != nil {
-			return fmt.Errorf("tag: %w", err)
-		}
-		return printTag(ctx, e, o, n, *check)
-	}
-	inv, err := runner.Inventory(o.runnerConfig(e, paths), false)
+	n, err := findNode(ctx, e, o, cf, name, paths)
 	if err != nil {
 		return err
 	}
-	for _, n := range inv.Nodes {
-		if n.Name == name {
-			return printTag(ctx, e, o, n, *check)
-		}
-	}
-	return fmt.Errorf("tag: node %s not found in %s", name, strings.Join(paths, ", "))
-}
-
-// printTag prints the node's tag, or fails naming the labels it lacks;
-// with check, the line also says whether the tag exists and where.
-func printTag(ctx context.Context, e *env, o *options, n *corev1.Node, check bool) error {
 	f := nodefacts.Of(n)
 	if f.Tag == "" {
 		return fmt.Errorf("tag: node %s: no tag: %s", n.Name, describeProblems(f.Problems))
@@ -52,11 +36,53 @@ func printTag(ctx context.Context, e *env, o *options, n *corev1.Node, check boo
 	if !f.GPU {
 		fmt.Fprintf(e.stderr, "drvcheck: note: node %s does not carry %s=true\n", n.Name, nodefacts.GPUPresent)
 	}
-	if check {
-		return checkTag(ctx, e, o, f.Tag)
+	if !*check {
+		return render.Tag(e.stdout, f.Tag)
 	}
-	fmt.Fprintln(e.stdout, f.Tag)
-	return nil
+	return checkTag(ctx, e, o, f.Tag)
+}
+
+// findNode gets the node named name from the manifests under paths, or
+// from the live cluster without paths.
+func findNode(ctx context.Context, e *env, o *options, cf *clusterFlags, name string, paths []string) (*corev1.Node, error) {
+	if len(paths) == 0 {
+		cl, err := cf.options()
+		if err != nil {
+			return nil, err
+		}
+		n, err := runner.LiveNode(ctx, cl, name)
+		if err != nil {
+			return nil, fmt.Errorf("tag: %w", err)
+		}
+		return n, nil
+	}
+	inv, err := runner.Files(o.runnerConfig(e, paths))(false)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range inv.Nodes {
+		if n.Name == name {
+			return n, nil
+		}
+	}
+	return nil, fmt.Errorf("tag: node %s not found in %s", name, strings.Join(paths, ", "))
+}
+
+// checkTag prints whether any configured source has tag (exit 0) or none
+// does (exit 1). A source that cannot be read is exit 2, never MISSING.
+func checkTag(ctx context.Context, e *env, o *options, tag string) error {
+	if !o.sourcesConfigured() {
+		return errors.New("tag --check: needs --matrix or --registry to know which driver images exist")
+	}
+	cat, err := catalog.Read(ctx, o.runnerConfig(e, nil).Sources())
+	if err != nil {
+		return err
+	}
+	v := cat.Check(tag)
+	if err := render.TagCheck(e.stdout, tag, v, cat.Describe()); err != nil || v.Present {
+		return err
+	}
+	return errFindings
 }
 
 func describeProblems(ps []nodefacts.Problem) string {

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"runtime/debug"
 
+	"github.com/drvcheck/drvcheck/internal/render"
 	opaversion "github.com/open-policy-agent/opa/v1/version"
 )
 
@@ -20,8 +20,7 @@ func runVersion(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	v, c := buildVersion()
-	fmt.Fprintf(e.stdout, "drvcheck %s\ncommit %s\nopa %s\n", v, c, opaversion.Version)
-	return nil
+	return render.Version(e.stdout, v, c, opaversion.Version)
 }
 
 func buildVersion() (v, c string) {

@@ -1,21 +1,30 @@
 // Package catalog holds the precompiled driver image tags that really exist,
 // as the union of every configured source: support-matrix CSV files and
 // registry repositories. A tag counts as present when any source has it.
+// Check is the one place that decides whether a node's image exists, and
+// Blame says which part of a missing tag no source has.
 package catalog
 
 import (
 	"slices"
 	"strings"
+
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
 )
 
 // Catalog is the union of the tags of several sources.
 type Catalog struct {
 	sources []string
 	tags    map[string][]string // tag -> names of the sources that have it
+	// pairs holds, for every tag, each two of its three parts, so that a
+	// missing tag can be blamed on the part no source has with the others.
+	pairs map[pair]bool
 }
 
+type pair struct{ part, a, b string }
+
 // New returns an empty catalog with no source configured.
-func New() *Catalog { return &Catalog{tags: map[string][]string{}} }
+func New() *Catalog { return &Catalog{tags: map[string][]string{}, pairs: map[pair]bool{}} }
 
 // Add records the tags of one source, named as messages should show it.
 func (c *Catalog) Add(source string, tags []string) {
@@ -23,6 +32,11 @@ func (c *Catalog) Add(source string, tags []string) {
 	for _, t := range tags {
 		if have := c.tags[t]; !slices.Contains(have, source) {
 			c.tags[t] = append(have, source)
+		}
+		if branch, kernel, osTag, ok := nodefacts.SplitTag(t); ok {
+			c.pairs[pair{Kernel, branch, osTag}] = true
+			c.pairs[pair{Branch, kernel, osTag}] = true
+			c.pairs[pair{OS, branch, kernel}] = true
 		}
 	}
 }
@@ -36,8 +50,45 @@ func (c *Catalog) Sources() []string { return slices.Clone(c.sources) }
 // Describe joins the source names for messages, e.g. "a.csv, nvcr.io/nvidia/driver".
 func (c *Catalog) Describe() string { return strings.Join(c.sources, ", ") }
 
-// Lookup returns the sources that have tag; none means it is missing.
-func (c *Catalog) Lookup(tag string) []string { return c.tags[tag] }
+// Verdict is whether an image tag exists.
+type Verdict struct {
+	// Checked is false when there is no tag or no source to look in: then
+	// nothing is known, and Present is false too.
+	Checked bool
+	Present bool
+	Sources []string // the sources that have the tag
+}
 
-// Len is the number of distinct tags.
-func (c *Catalog) Len() int { return len(c.tags) }
+// Check looks tag up in every source.
+func (c *Catalog) Check(tag string) Verdict {
+	if tag == "" || !c.Configured() {
+		return Verdict{}
+	}
+	have := c.tags[tag]
+	return Verdict{Checked: true, Present: len(have) > 0, Sources: slices.Clone(have)}
+}
+
+// The parts of a tag a missing image is blamed on.
+const (
+	Branch = "branch"
+	Kernel = "kernel"
+	OS     = "os"
+)
+
+// Blame names the part of a missing tag that no source has together with
+// the other two: Kernel when some source has the branch for this OS with
+// another kernel (a kernel bump, the common case), Branch when it has the
+// kernel and OS for another branch, OS when it has branch and kernel for
+// another OS. With none of these, the kernel is blamed: it is the part that
+// changes most often.
+func (c *Catalog) Blame(branch, kernel, osTag string) string {
+	switch {
+	case c.pairs[pair{Kernel, branch, osTag}]:
+		return Kernel
+	case c.pairs[pair{Branch, kernel, osTag}]:
+		return Branch
+	case c.pairs[pair{OS, branch, kernel}]:
+		return OS
+	}
+	return Kernel
+}

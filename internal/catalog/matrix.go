@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/drvcheck/drvcheck/internal/fileerr"
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
 )
 
 // MatrixHeader is the header a support-matrix CSV must start with.
@@ -22,7 +23,7 @@ type Row struct {
 }
 
 // Tag is the image tag the row stands for.
-func (r Row) Tag() string { return r.Branch + "-" + r.Kernel + "-" + r.OSTag }
+func (r Row) Tag() string { return nodefacts.TagFor(r.Branch, r.Kernel, r.OSTag) }
 
 // ReadMatrix reads a support-matrix CSV file.
 func ReadMatrix(path string) ([]Row, error) {

@@ -68,14 +68,43 @@ func TestCatalogIsAUnion(t *testing.T) {
 	}
 	c.Add("a.csv", []string{"t1", "t2"})
 	c.Add("reg/driver", []string{"t2", "t3", "t3"})
-	if got := strings.Join(c.Lookup("t2"), ","); got != "a.csv,reg/driver" {
+	if got := strings.Join(c.Check("t2").Sources, ","); got != "a.csv,reg/driver" {
 		t.Fatalf("t2 in %q", got)
 	}
-	if len(c.Lookup("t3")) != 1 || len(c.Lookup("t4")) != 0 || c.Len() != 3 {
-		t.Fatalf("lookup t3 %v t4 %v len %d", c.Lookup("t3"), c.Lookup("t4"), c.Len())
+	if v := c.Check("t3"); !v.Checked || !v.Present || len(v.Sources) != 1 {
+		t.Fatalf("t3: %+v", v)
+	}
+	if v := c.Check("t4"); !v.Checked || v.Present {
+		t.Fatalf("t4: %+v", v)
+	}
+	if v := c.Check(""); v.Checked {
+		t.Fatalf("no tag is checked: %+v", v)
 	}
 	if c.Describe() != "a.csv, reg/driver" {
 		t.Fatalf("describe %q", c.Describe())
+	}
+}
+
+func TestCheckWithoutSourceKnowsNothing(t *testing.T) {
+	if v := New().Check("550-5.15.0-119-generic-ubuntu22.04"); v.Checked || v.Present {
+		t.Fatalf("verdict without a source: %+v", v)
+	}
+}
+
+// A missing tag is blamed on the part no source has with the other two.
+func TestBlame(t *testing.T) {
+	c := New()
+	c.Add("m.csv", []string{"550-5.15.0-119-generic-ubuntu22.04", "535-6.8.0-45-generic-ubuntu24.04"})
+	cases := []struct{ branch, kernel, os, want string }{
+		{"550", "5.15.0-120-generic", "ubuntu22.04", Kernel}, // a kernel bump
+		{"570", "5.15.0-119-generic", "ubuntu22.04", Branch}, // a new branch
+		{"550", "5.15.0-119-generic", "ubuntu24.04", OS},     // another OS
+		{"580", "7.0.0-1-generic", "rhel10.0", Kernel},       // nothing close
+	}
+	for _, c2 := range cases {
+		if got := c.Blame(c2.branch, c2.kernel, c2.os); got != c2.want {
+			t.Errorf("Blame(%s, %s, %s) = %s, want %s", c2.branch, c2.kernel, c2.os, got, c2.want)
+		}
 	}
 }
 

@@ -126,19 +126,6 @@ func TestTableFromData(t *testing.T) {
 	}
 }
 
-func TestParseBranch(t *testing.T) {
-	for in, want := range map[string]int{"580": 580, "580.65.06": 580, " 525 ": 525} {
-		if got, err := ParseBranch(in); err != nil || got != want {
-			t.Errorf("ParseBranch(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "r580", "latest", "0"} {
-		if _, err := ParseBranch(in); err == nil {
-			t.Errorf("ParseBranch(%q): no error", in)
-		}
-	}
-}
-
 func TestParseCompat(t *testing.T) {
 	if c, err := ParseCompat(""); err != nil || c != Minor {
 		t.Fatalf("empty: %v %v", c, err)

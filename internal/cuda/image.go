@@ -91,14 +91,3 @@ func SplitImage(image string) (repo, tag string) {
 	}
 	return image, ""
 }
-
-// ParseBranch reads a driver branch as users write it in the
-// drvcheck.io/min-driver-branch annotation: "580", or a full driver version
-// "580.65.06" whose branch is taken.
-func ParseBranch(s string) (int, error) {
-	b, err := driverBranch(strings.TrimSpace(s))
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a driver branch (want e.g. 580 or 580.65.06)", s)
-	}
-	return b, nil
-}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
 )
 
 //go:embed data/*.csv
@@ -45,7 +47,7 @@ func readToolkitFloors() []toolkitRow {
 	var out []toolkitRow
 	for _, r := range mustRead("data/toolkit-min-driver.csv", "cuda", "min_driver_linux") {
 		v, err1 := ParseVersion(r[0])
-		b, err2 := driverBranch(r[1])
+		b, err2 := nodefacts.ParseBranch(r[1])
 		if err1 != nil || err2 != nil {
 			panic(fmt.Sprintf("cuda: toolkit-min-driver.csv: bad row %q", r))
 		}

@@ -33,13 +33,3 @@ func (v Version) String() string { return fmt.Sprintf("%d.%d.%d", v.Major, v.Min
 func (v Version) Compare(w Version) int {
 	return cmp.Or(cmp.Compare(v.Major, w.Major), cmp.Compare(v.Minor, w.Minor), cmp.Compare(v.Patch, w.Patch))
 }
-
-// driverBranch returns the branch of a driver version ("580.65.06" -> 580).
-func driverBranch(version string) (int, error) {
-	major, _, _ := strings.Cut(version, ".")
-	b, err := strconv.Atoi(major)
-	if err != nil || b <= 0 {
-		return 0, fmt.Errorf("driver version %q: want BRANCH[.MINOR[.REV]]", version)
-	}
-	return b, nil
-}

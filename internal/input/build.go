@@ -22,12 +22,14 @@ type Options struct {
 	// compatibility with the built-in table.
 	CUDA cuda.Policy
 	// Drain is the pod and budget model (drain.New); it adds input.pdbs
-	// and input.drain.
+	// and input.drain. A caller that builds the model while Build runs
+	// adds them itself with DrainSections.
 	Drain *drain.Model
 }
 
-// Build returns the input document for inv and cat.
-func Build(inv *inventory.Inventory, cat *catalog.Catalog, opt Options) map[string]any {
+// Build returns the input document for inv, whose nodes' facts are facts
+// (nodefacts.All(inv.Nodes), read once per run), and cat.
+func Build(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog, opt Options) map[string]any {
 	mode := "files"
 	if inv.Live {
 		mode = "cluster"
@@ -35,15 +37,14 @@ func Build(inv *inventory.Inventory, cat *catalog.Catalog, opt Options) map[stri
 	// The sections do not depend on each other: gather them at once.
 	var (
 		nodes     []any
-		gpu       int
 		workloads []any
 		drainDoc  map[string]any
 		wg        sync.WaitGroup
 	)
-	wg.Go(func() { nodes, gpu = nodeEntries(inv, cat) })
-	wg.Go(func() { workloads = workloadEntries(inv, opt.CUDA) })
+	wg.Go(func() { nodes = nodeEntries(inv, facts, cat) })
+	wg.Go(func() { workloads = workloadEntries(inv, facts, opt.CUDA) })
 	if opt.Drain != nil {
-		wg.Go(func() { drainDoc = DrainSections(opt.Drain) })
+		wg.Go(func() { drainDoc = DrainSections(inv, facts, opt.Drain) })
 	}
 	wg.Wait()
 	doc := map[string]any{
@@ -52,7 +53,7 @@ func Build(inv *inventory.Inventory, cat *catalog.Catalog, opt Options) map[stri
 		"catalog":   catalogEntry(cat),
 		"nodes":     nodes,
 		"workloads": workloads,
-		"summary":   map[string]any{"gpu_nodes": gpu, "objects": inv.Objects},
+		"summary":   map[string]any{"gpu_nodes": facts.GPU(), "objects": inv.Objects},
 	}
 	maps.Copy(doc, drainDoc)
 	addLive(doc, inv)
@@ -68,58 +69,6 @@ func catalogEntry(cat *catalog.Catalog) map[string]any {
 		"sources":     anyStrings(cat.Sources()),
 		"description": cat.Describe(),
 	}
-}
-
-func nodeEntries(inv *inventory.Inventory, cat *catalog.Catalog) ([]any, int) {
-	out := make([]any, 0, len(inv.Nodes))
-	gpu := 0
-	for _, n := range inv.Nodes {
-		f := nodefacts.Of(n)
-		if f.GPU {
-			gpu++
-		}
-		e := map[string]any{
-			"name":           f.Name,
-			"object":         ref("Node", "", f.Name),
-			"gpu":            f.GPU,
-			"branch":         f.Branch,
-			"driver_version": f.DriverVersion,
-			"kernel":         f.Kernel,
-			"os_id":          f.OSID,
-			"os_version":     f.OSVersion,
-			"os_tag":         f.OSTag,
-			"tag":            f.Tag,
-			"problems":       problems(n.Labels, f.Problems),
-			"image":          image(cat, f.Tag),
-			"upgrade_state":  f.UpgradeState,
-			"unschedulable":  f.Unschedulable,
-			"labels":         stringMap(n.Labels),
-		}
-		out = append(out, e)
-	}
-	return out, gpu
-}
-
-func image(cat *catalog.Catalog, tag string) map[string]any {
-	if tag == "" || !cat.Configured() {
-		return map[string]any{"checked": false, "present": false, "sources": []any{}}
-	}
-	have := cat.Lookup(tag)
-	return map[string]any{"checked": true, "present": len(have) > 0, "sources": anyStrings(have)}
-}
-
-// problems adds to each the path of the label in the manifest (or of the
-// labels map, when the label is missing) so findings point at a line.
-func problems(labels map[string]string, ps []nodefacts.Problem) []any {
-	out := make([]any, 0, len(ps))
-	for _, p := range ps {
-		field := []any{"metadata", "labels"}
-		if _, ok := labels[p.Label]; ok {
-			field = append(field, p.Label)
-		}
-		out = append(out, map[string]any{"label": p.Label, "reason": p.Reason, "field": pointer(field)})
-	}
-	return out
 }
 
 func ref(kind, namespace, name string) map[string]any {

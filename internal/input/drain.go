@@ -1,40 +1,47 @@
 package input
 
 import (
+	"slices"
+
 	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/object"
 )
 
-// addDrain adds what a drain meets: every budget (input.pdbs) and, per GPU
-// node, the pods a drain would need flags for and the budgets that refuse
-// its evictions (input.drain).
-// DrainSections are the document's "pdbs" and "drain" sections, built from
-// m; Build adds them when Options.Drain is set, and a caller that builds
-// the model while Build runs can add them itself.
-func DrainSections(m *drain.Model) map[string]any {
-	return map[string]any{"pdbs": pdbEntries(m), "drain": drainEntries(m)}
+// DrainSections are what a drain meets: every budget (input.pdbs) and, per
+// GPU node, the pods a drain would need flags for and the budgets that
+// refuse its evictions (input.drain). Build adds them when Options.Drain is
+// set, and a caller that builds the model while Build runs adds them
+// itself.
+func DrainSections(inv *inventory.Inventory, facts *nodefacts.Set, m *drain.Model) map[string]any {
+	return map[string]any{"pdbs": pdbEntries(m), "drain": drainEntries(inv, facts, m)}
 }
 
 // drainEntries drains each GPU node alone, on the fleet as read. A node
 // whose evictions all fit their budgets outright is not simulated.
-func drainEntries(m *drain.Model) map[string]any {
+func drainEntries(inv *inventory.Inventory, facts *nodefacts.Set, m *drain.Model) map[string]any {
+	specs := map[object.Ref][]any{}
+	for _, w := range inv.Workloads() {
+		specs[w.Ref] = w.SpecPath
+	}
 	out := map[string]any{}
-	for _, n := range m.Nodes {
-		if !nodefacts.Of(n).GPU {
+	for _, f := range facts.List() {
+		if !f.GPU {
 			continue
 		}
-		room := drain.Room{Node: n.Name}
-		if !m.Fits(n.Name) {
-			room = m.NewSim(drain.Flags{}).Room(n.Name)
+		room := drain.Room{Node: f.Name}
+		if !m.Fits(f.Name) {
+			room = m.NewSim(drain.Flags{}).Room(f.Name)
 		}
-		out[n.Name] = drainEntry(m, room)
+		out[f.Name] = drainEntry(m, room, specs)
 	}
 	return out
 }
 
 // drainEntry is what kubectl drain's filters make of the node's pods, and
 // the budgets that refuse.
-func drainEntry(m *drain.Model, r drain.Room) map[string]any {
+func drainEntry(m *drain.Model, r drain.Room, specs map[object.Ref][]any) map[string]any {
 	stays, force, emptyDir := []any{}, []*drain.Pod{}, []*drain.Pod{}
 	pods := m.PodsOn(r.Node)
 	for _, p := range pods {
@@ -74,17 +81,40 @@ func drainEntry(m *drain.Model, r drain.Room) map[string]any {
 		"pods":                  len(pods),
 		"evictions":             len(pods) - len(stays),
 		"stays":                 stays,
-		"needs_force":           podEntries(force),
-		"needs_delete_emptydir": podEntries(emptyDir),
+		"needs_force":           podEntries(force, ownerField),
+		"needs_delete_emptydir": podEntries(emptyDir, emptyDirField(specs)),
 		"refusals":              refusals,
 		"overlaps":              overlaps,
 	}
 }
 
-func podEntries(ps []*drain.Pod) []any {
+// podEntries lists pods a drain needs a flag for; field points, in the
+// manifest of the pod's workload, at what makes the flag needed.
+func podEntries(ps []*drain.Pod, field func(*drain.Pod) string) []any {
 	out := make([]any, len(ps))
 	for i, p := range ps {
-		out[i] = map[string]any{"pod": p.Key(), "namespace": p.Namespace, "name": p.Name, "workload": loadRef(p.Workload)}
+		out[i] = map[string]any{"pod": p.Key(), "namespace": p.Namespace, "name": p.Name,
+			"workload": loadRef(p.Workload), "field": field(p)}
 	}
 	return out
+}
+
+// ownerField points at where a pod without a controller would name one.
+func ownerField(*drain.Pod) string { return pointer([]any{"metadata", "ownerReferences"}) }
+
+// emptyDirField points at the pod's first emptyDir volume in its
+// workload's pod spec.
+func emptyDirField(specs map[object.Ref][]any) func(*drain.Pod) string {
+	return func(p *drain.Pod) string {
+		spec := specs[p.Workload]
+		if spec == nil {
+			spec = []any{"spec"} // a live pod
+		}
+		for i, v := range p.Spec.Volumes {
+			if v.EmptyDir != nil {
+				return pointer(append(slices.Clone(spec), "volumes", i, "emptyDir"))
+			}
+		}
+		return pointer(append(slices.Clone(spec), "volumes"))
+	}
 }

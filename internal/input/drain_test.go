@@ -8,6 +8,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/load"
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
 )
 
 func TestLabPDBsAndDrain(t *testing.T) {
@@ -19,7 +20,7 @@ func TestLabPDBsAndDrain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := Build(inv, catalog.New(), Options{Drain: m})
+	doc := Build(inv, nodefacts.All(inv.Nodes), catalog.New(), Options{Drain: m})
 	// Round-trip through JSON: the document must be JSON-shaped.
 	raw, err := json.Marshal(map[string]any{"pdbs": doc["pdbs"], "drain": doc["drain"]})
 	if err != nil {

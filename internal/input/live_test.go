@@ -11,6 +11,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
 )
 
 func TestLiveFacts(t *testing.T) {
@@ -41,7 +42,7 @@ func TestLiveFacts(t *testing.T) {
 	noSelector := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "nil-selector", Namespace: "gpu"}}
 	inv := &inventory.Inventory{Live: true, Pods: []*corev1.Pod{running, pending, other}, PDBs: []*policyv1.PodDisruptionBudget{pdb, noSelector}}
 
-	doc := Build(inv, catalog.New(), Options{})
+	doc := Build(inv, nodefacts.All(inv.Nodes), catalog.New(), Options{})
 	if _, err := ast.InterfaceToValue(doc); err != nil {
 		t.Fatalf("document is not JSON-shaped: %v", err)
 	}
@@ -87,7 +88,7 @@ func TestLiveFacts(t *testing.T) {
 	}
 
 	inv.Live = false
-	if _, ok := Build(inv, catalog.New(), Options{})["cluster"]; ok {
+	if _, ok := Build(inv, nodefacts.All(inv.Nodes), catalog.New(), Options{})["cluster"]; ok {
 		t.Error("input.cluster in file mode")
 	}
 }

@@ -3,7 +3,6 @@ package input
 import (
 	"fmt"
 	"sort"
-	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -123,7 +122,7 @@ func (c *workloadFacts) floor(w *inventory.Workload) floorFact {
 
 func annotationFloor(v, where string, field []any) floorFact {
 	f := floorFact{origin: "annotation", field: field}
-	b, err := cuda.ParseBranch(v)
+	b, err := nodefacts.ParseBranch(v)
 	if err != nil {
 		f.err = fmt.Sprintf("annotation %s on %s: %v", MinDriverAnnotation, where, err)
 		return f
@@ -183,11 +182,8 @@ func (c *workloadFacts) classFactsOf(cl *sched.Class) classFacts {
 	if cf, ok := c.classFacts[cl]; ok {
 		return cf
 	}
-	f := nodefacts.Of(cl.Rep)
-	cf := classFacts{gpu: f.GPU}
-	if b, err := strconv.Atoi(f.Branch); err == nil && b > 0 {
-		cf.branch = b
-	}
+	f, _ := c.facts.Get(cl.Rep.Name)
+	cf := classFacts{gpu: f.GPU, branch: f.BranchNumber}
 	c.classFacts[cl] = cf
 	return cf
 }

@@ -17,9 +17,9 @@ import (
 // wrong there. Nodes are matched by class (sched), never one by one, and
 // every join that many workloads share is cached: placements by constraint
 // content, CUDA floors by image, label lookups by key.
-func workloadEntries(inv *inventory.Inventory, pol cuda.Policy) []any {
+func workloadEntries(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy) []any {
 	ws := inv.Workloads()
-	c := newWorkloadFacts(inv, ws, pol)
+	c := newWorkloadFacts(inv, facts, ws, pol)
 	out := make([]any, 0, len(ws))
 	for _, w := range ws {
 		out = append(out, c.entry(w))
@@ -31,6 +31,7 @@ func workloadEntries(inv *inventory.Inventory, pol cuda.Policy) []any {
 type workloadFacts struct {
 	fleet    *sched.Fleet
 	nodes    []*corev1.Node
+	facts    *nodefacts.Set
 	policy   cuda.Policy
 	owners   map[object.Ref]bool          // every workload, to tell owned ones
 	nsLabels map[string]map[string]string // namespace labels, for namespaceSelector
@@ -55,10 +56,11 @@ func fleetKeys() sched.Keys {
 	return k
 }
 
-func newWorkloadFacts(inv *inventory.Inventory, ws []*inventory.Workload, pol cuda.Policy) *workloadFacts {
+func newWorkloadFacts(inv *inventory.Inventory, facts *nodefacts.Set, ws []*inventory.Workload, pol cuda.Policy) *workloadFacts {
 	c := &workloadFacts{
 		fleet:       sched.NewFleet(inv.Nodes, fleetKeys()),
 		nodes:       inv.Nodes,
+		facts:       facts,
 		policy:      pol,
 		owners:      make(map[object.Ref]bool, len(ws)),
 		nsLabels:    map[string]map[string]string{},

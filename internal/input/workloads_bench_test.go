@@ -7,6 +7,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/cuda"
 	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
 )
 
 // BenchmarkWorkloads gathers the workload facts of 20,000 workloads over
@@ -29,7 +30,7 @@ func BenchmarkWorkloads(b *testing.B) {
 	inv := decode()
 	b.Run("facts", func(b *testing.B) {
 		for b.Loop() {
-			if ws := workloadEntries(inv, cuda.Policy{}); len(ws) != 20000 {
+			if ws := workloadEntries(inv, nodefacts.All(inv.Nodes), cuda.Policy{}); len(ws) != 20000 {
 				b.Fatalf("%d workloads", len(ws))
 			}
 		}

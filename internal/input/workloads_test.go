@@ -9,6 +9,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/cuda"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/load"
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
 )
 
 func inventoryOf(t *testing.T, paths ...string) *inventory.Inventory {
@@ -24,7 +25,7 @@ const labDir = "../../testdata/lab/k8s"
 
 func workloadsByName(t *testing.T, pol cuda.Policy, paths ...string) map[string]map[string]any {
 	t.Helper()
-	doc := Build(inventoryOf(t, paths...), catalog.New(), Options{CUDA: pol})
+	doc := build(inventoryOf(t, paths...), catalog.New(), Options{CUDA: pol})
 	out := map[string]map[string]any{}
 	for _, w := range doc["workloads"].([]any) {
 		e := w.(map[string]any)
@@ -85,7 +86,7 @@ func TestWorkloadsAreJSONShaped(t *testing.T) {
 	for _, d := range []string{"gt-version-id", "typo-key", "cuda-floor", "owned"} {
 		paths = append(paths, filepath.Join("../../testdata/scheduling", d))
 	}
-	doc := Build(inventoryOf(t, paths...), catalog.New(), Options{})
+	doc := build(inventoryOf(t, paths...), catalog.New(), Options{})
 	if err := jsonShaped(doc["workloads"], "workloads"); err != nil {
 		t.Fatal(err)
 	}
@@ -149,4 +150,9 @@ func TestEditDistance(t *testing.T) {
 			t.Errorf("editDistance(%q, %q, %d) = %d, want %d", c.a, c.b, c.limit, got, c.want)
 		}
 	}
+}
+
+// build is Build with the facts of inv's nodes.
+func build(inv *inventory.Inventory, cat *catalog.Catalog, opt Options) map[string]any {
+	return Build(inv, nodefacts.All(inv.Nodes), cat, opt)
 }

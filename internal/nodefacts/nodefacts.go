@@ -3,9 +3,13 @@
 // driver image tag it needs, and the GPU Operator's upgrade state. It reads
 // both the current gpu-feature-discovery keys and the older ones, and it never
 // guesses: a label that is missing or empty is reported, and no tag is made.
+// It also owns the tag's format (TagFor, SplitTag) and how driver versions
+// are written (ParseBranch, CheckVersion), so that no other package spells
+// either.
 package nodefacts
 
 import (
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -31,6 +35,9 @@ var driverKeys = []struct{ major, minor, rev string }{
 type Problem struct {
 	Label  string `json:"label"`
 	Reason string `json:"reason"` // "missing" or "empty"
+	// Key is the label key to point at: Label without the "(or …)" of a
+	// missing driver key.
+	Key string `json:"-"`
 }
 
 // Facts are what drvcheck knows about one node.
@@ -38,6 +45,7 @@ type Facts struct {
 	Name          string
 	GPU           bool
 	Branch        string // driver branch, e.g. "550"
+	BranchNumber  int    // Branch as a number; 0 when unknown or malformed
 	DriverVersion string // e.g. "550.90.07"; empty when unknown
 	Kernel        string
 	OSID          string
@@ -47,6 +55,9 @@ type Facts struct {
 	Problems      []Problem
 	UpgradeState  string
 	Unschedulable bool
+	// BranchKey is the label the branch is read from (the current
+	// gpu-feature-discovery key unless the node carries only the older one).
+	BranchKey string
 }
 
 // Of reads the facts of node.
@@ -57,8 +68,10 @@ func Of(node *corev1.Node) Facts {
 		GPU:           l[GPUPresent] == "true",
 		UpgradeState:  l[UpgradeState],
 		Unschedulable: node.Spec.Unschedulable,
+		BranchKey:     driverLabel(l),
 	}
-	f.Branch = f.require(l, driverLabel(l), driverKeys[1].major)
+	f.Branch = f.require(l, f.BranchKey, driverKeys[1].major)
+	f.BranchNumber, _ = ParseBranch(f.Branch)
 	f.DriverVersion = driverVersion(l)
 	f.Kernel = f.require(l, Kernel, "")
 	f.OSID = f.require(l, OSID, "")
@@ -70,18 +83,6 @@ func Of(node *corev1.Node) Facts {
 		f.Tag = TagFor(f.Branch, f.Kernel, f.OSTag)
 	}
 	return f
-}
-
-// TagFor builds a precompiled driver image tag,
-// <driver branch>-<kernel version>-<os tag>.
-func TagFor(branch, kernel, osTag string) string {
-	return branch + "-" + kernel + "-" + osTag
-}
-
-// Branch returns the branch of a full driver version ("550.90.07" -> "550").
-func Branch(version string) string {
-	b, _, _ := strings.Cut(version, ".")
-	return b
 }
 
 // driverLabel picks the current key when the node carries it, else the
@@ -105,9 +106,9 @@ func (f *Facts) require(l map[string]string, key, alt string) string {
 		if alt != "" && alt != key {
 			name = key + " (or " + alt + ")"
 		}
-		f.Problems = append(f.Problems, Problem{Label: name, Reason: "missing"})
+		f.Problems = append(f.Problems, Problem{Label: name, Reason: "missing", Key: key})
 	case strings.TrimSpace(v) == "":
-		f.Problems = append(f.Problems, Problem{Label: key, Reason: "empty"})
+		f.Problems = append(f.Problems, Problem{Label: key, Reason: "empty", Key: key})
 	}
 	return v
 }
@@ -124,4 +125,22 @@ func driverVersion(l map[string]string) string {
 		return major + "." + minor
 	}
 	return ""
+}
+
+// ParseBranch reads a driver branch as users and labels write it: "580",
+// or a driver version "580.65.06" whose branch is taken.
+func ParseBranch(s string) (int, error) {
+	major, _, _ := strings.Cut(strings.TrimSpace(s), ".")
+	b, err := strconv.Atoi(major)
+	if err != nil || b <= 0 {
+		return 0, &BranchError{Value: s}
+	}
+	return b, nil
+}
+
+// BranchError is a value that is not a driver branch or version.
+type BranchError struct{ Value string }
+
+func (e *BranchError) Error() string {
+	return strconv.Quote(e.Value) + " is not a driver branch (want e.g. 580 or 580.65.06)"
 }

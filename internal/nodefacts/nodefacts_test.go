@@ -59,9 +59,9 @@ func TestMissingAndEmptyLabelsAreNamedAndNoTagIsGuessed(t *testing.T) {
 	delete(l, "nvidia.com/cuda.driver.major")
 	f := Of(nodeWith(l))
 	want := []Problem{
-		{Label: "nvidia.com/cuda.driver-version.major (or nvidia.com/cuda.driver.major)", Reason: "missing"},
-		{Label: Kernel, Reason: "empty"},
-		{Label: OSID, Reason: "missing"},
+		{Label: "nvidia.com/cuda.driver-version.major (or nvidia.com/cuda.driver.major)", Reason: "missing", Key: "nvidia.com/cuda.driver-version.major"},
+		{Label: Kernel, Reason: "empty", Key: Kernel},
+		{Label: OSID, Reason: "missing", Key: OSID},
 	}
 	if !reflect.DeepEqual(f.Problems, want) {
 		t.Fatalf("problems %+v, want %+v", f.Problems, want)
@@ -87,7 +87,67 @@ func TestUpgradeStateAndCordon(t *testing.T) {
 	if f.UpgradeState != "upgrade-done" || !f.Unschedulable {
 		t.Fatalf("facts %+v", f)
 	}
-	if Branch("550.90.07") != "550" || TagFor("550", "k", "ubuntu22.04") != "550-k-ubuntu22.04" {
-		t.Fatal("Branch or TagFor")
+	if TagFor("550", "k", "ubuntu22.04") != "550-k-ubuntu22.04" {
+		t.Fatal("TagFor")
+	}
+}
+
+func TestParseBranch(t *testing.T) {
+	for in, want := range map[string]int{"580": 580, "580.65.06": 580, " 525 ": 525} {
+		if got, err := ParseBranch(in); err != nil || got != want {
+			t.Errorf("ParseBranch(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "r580", "latest", "0"} {
+		if _, err := ParseBranch(in); err == nil {
+			t.Errorf("ParseBranch(%q): no error", in)
+		}
+	}
+}
+
+func TestSplitTagInvertsTagFor(t *testing.T) {
+	for _, parts := range [][3]string{
+		{"550", "5.15.0-119-generic", "ubuntu22.04"},
+		{"535", "5.14.0-427.13.1.el9_4.x86_64", "rhel9.4"},
+		{"570", "6.8.0-1015-aws", "ubuntu24.04"},
+	} {
+		b, k, o, ok := SplitTag(TagFor(parts[0], parts[1], parts[2]))
+		if !ok || [3]string{b, k, o} != parts {
+			t.Errorf("SplitTag(TagFor(%q)) = %q %q %q %v", parts, b, k, o, ok)
+		}
+	}
+	for _, bad := range []string{"", "latest", "550", "550-ubuntu22.04", "r550-5.15.0-ubuntu22.04", "550-5.15.0-"} {
+		if _, _, _, ok := SplitTag(bad); ok {
+			t.Errorf("SplitTag(%q) ok", bad)
+		}
+	}
+}
+
+func TestUpgradedKeepsTheNodeAndItsKeyGeneration(t *testing.T) {
+	n := nodeWith(labLabels("535", "183", "06", "5.15.0-107-generic", "22.04"))
+	u := Upgraded(n, "550.90")
+	if f := Of(u); f.Tag != "550-5.15.0-107-generic-ubuntu22.04" || f.DriverVersion != "550.90" {
+		t.Errorf("upgraded facts %+v", f)
+	}
+	if _, ok := u.Labels["nvidia.com/cuda.driver-version.major"]; ok {
+		t.Error("Upgraded switched to the current keys on a node that carries the older ones")
+	}
+	if n.Labels["nvidia.com/cuda.driver.major"] != "535" || n.Labels["nvidia.com/cuda.driver.rev"] != "06" {
+		t.Errorf("Upgraded changed the original node: %v", n.Labels)
+	}
+}
+
+func TestSetReadsEveryNodeOnce(t *testing.T) {
+	a := nodeWith(labLabels("550", "90", "07", "5.15.0-119-generic", "22.04"))
+	b := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "cpu"}}
+	s := All([]*corev1.Node{a, b})
+	if f, ok := s.Get("n"); !ok || f.BranchNumber != 550 {
+		t.Errorf("Get(n) = %+v, %v", f, ok)
+	}
+	if _, ok := s.Get("missing"); ok {
+		t.Error("Get of an unknown node succeeded")
+	}
+	if s.GPU() != 1 || len(s.List()) != 2 {
+		t.Errorf("GPU() = %d, List() has %d", s.GPU(), len(s.List()))
 	}
 }

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,12 +9,22 @@ import (
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/policy"
 )
 
 // Options shape a plan.
 type Options struct {
 	Driver string      // the target driver version, e.g. 550.90.07
 	Flags  drain.Flags // the drain flags the upgrade will use
+}
+
+// After is what the rules say of the fleet relabelled as if its GPU nodes
+// ran the target driver (runner.Upgrade): the image each will need, and
+// whether it exists. The plan reads its image and audit steps from it.
+type After struct {
+	Facts    *nodefacts.Set
+	Catalog  *catalog.Catalog
+	Findings []policy.Finding
 }
 
 // UnknownNodeError is a NODE argument that names no node.
@@ -25,20 +34,20 @@ func (e *UnknownNodeError) Error() string { return "node " + e.Node + " not foun
 
 // ForNode plans the driver upgrade of node to opt.Driver: image present? ->
 // budget room -> drain -> relabel/reload -> uncordon -> audit.
-func ForNode(m *drain.Model, cat *catalog.Catalog, node string, opt Options) (*Plan, error) {
-	if err := CheckVersion(opt.Driver); err != nil {
+func ForNode(m *drain.Model, after After, node string, opt Options) (*Plan, error) {
+	if err := nodefacts.CheckVersion(opt.Driver); err != nil {
 		return nil, err
 	}
 	n := m.Node(node)
 	if n == nil {
 		return nil, &UnknownNodeError{Node: node}
 	}
-	f := nodefacts.Of(n)
-	if !f.GPU {
+	now := nodefacts.Of(n)
+	if !now.GPU {
 		return nil, fmt.Errorf("node %s is not a GPU node (it lacks %s=true)", node, nodefacts.GPUPresent)
 	}
-	p := &Plan{Node: node, From: f.DriverVersion, To: opt.Driver}
-	image := imageStep(f, cat, opt.Driver)
+	p := &Plan{Node: node, From: now.DriverVersion, To: opt.Driver}
+	image := imageStep(node, after)
 	p.Tag = image.tag
 	sim := m.NewSim(opt.Flags)
 	room := sim.Room(node)
@@ -51,9 +60,9 @@ func ForNode(m *drain.Model, cat *catalog.Catalog, node string, opt Options) (*P
 		image.Step,
 		budgetStep(m, node, room),
 		drainStep,
-		reloadStep(n, f, opt.Driver, image.tag),
+		reloadStep(n, now, opt.Driver, image.tag),
 		uncordonStep(n, free.Uncordon(node)),
-		auditStep(m, cat, node, image.tag),
+		auditStep(after, node, image.tag),
 	}
 	for i := range p.Steps {
 		p.Steps[i].N = i + 1
@@ -67,35 +76,31 @@ type image struct {
 	tag string
 }
 
-// imageStep checks that the image the node needs after the upgrade exists:
-// <branch of VERSION>-<kernel>-<os tag>.
-func imageStep(f nodefacts.Facts, cat *catalog.Catalog, version string) image {
-	s := image{Step: Step{Name: StepImage, Title: "image present?"}}
-	var missing []string
-	for _, p := range f.Problems {
-		if strings.HasPrefix(p.Label, nodefacts.Kernel) || strings.HasPrefix(p.Label, nodefacts.OSID) || strings.HasPrefix(p.Label, nodefacts.OSVersionID) {
-			missing = append(missing, fmt.Sprintf("label %s is %s", p.Label, p.Reason))
+// imageStep checks that the image the node needs after the upgrade exists.
+// The rules say whether it does (a finding with an image verdict about the
+// node, and its fix); without a source, nothing can say.
+func imageStep(node string, after After) image {
+	f, _ := after.Facts.Get(node)
+	s := image{Step: Step{Name: StepImage, Title: "image present?"}, tag: f.Tag}
+	for _, x := range after.Findings {
+		if x.Image != "" && x.Node == node {
+			s.Blockers = append(s.Blockers, Blocker{What: x.Message, Fix: x.Fix})
 		}
 	}
-	if len(missing) > 0 {
-		s.Summary = "no tag: the node's kernel or OS is unknown"
-		s.Blockers = []Blocker{{What: strings.Join(missing, ", "), Fix: "label the node as node-feature-discovery does (see DRV002)"}}
-		return s
-	}
-	branch := nodefacts.Branch(version)
-	s.tag = nodefacts.TagFor(branch, f.Kernel, f.OSTag)
+	v := after.Catalog.Check(f.Tag)
 	switch {
-	case !cat.Configured():
-		s.Summary = "needs " + s.tag
-		s.Blockers = []Blocker{{What: "no --matrix or --registry given: whether " + s.tag + " exists is unknown", Fix: "pass --matrix FILE or --registry REPO"}}
-	case len(cat.Lookup(s.tag)) == 0:
-		s.Summary = "needs " + s.tag
-		s.Blockers = []Blocker{{
-			What: fmt.Sprintf("no precompiled driver image %s in %s", s.tag, cat.Describe()),
-			Fix:  fmt.Sprintf("build and push %s, or add the row %s,%s,%s to the support matrix", s.tag, branch, f.Kernel, f.OSTag),
-		}}
+	case f.Tag == "":
+		s.Summary = "no tag: the node's kernel or OS is unknown"
+		if len(s.Blockers) == 0 {
+			s.Blockers = []Blocker{{What: "a label the tag is made of is missing or empty", Fix: "label the node as node-feature-discovery does"}}
+		}
+	case len(s.Blockers) > 0:
+		s.Summary = "needs " + f.Tag
+	case !v.Checked:
+		s.Summary = "needs " + f.Tag
+		s.Blockers = []Blocker{{What: "no --matrix or --registry given: whether " + f.Tag + " exists is unknown", Fix: "pass --matrix FILE or --registry REPO"}}
 	default:
-		s.Summary = fmt.Sprintf("%s is in %s", s.tag, strings.Join(cat.Lookup(s.tag), ", "))
+		s.Summary = fmt.Sprintf("%s is in %s", f.Tag, strings.Join(v.Sources, ", "))
 	}
 	return s
 }
@@ -192,19 +197,10 @@ func drainStep(node string, d drain.DrainResult, f drain.Flags) Step {
 
 // reloadStep: the driver pod loads the new driver, and gpu-feature-discovery
 // relabels the node with its version.
-func reloadStep(n *corev1.Node, f nodefacts.Facts, version, tag string) Step {
+func reloadStep(n *corev1.Node, now nodefacts.Facts, version, tag string) Step {
 	s := Step{Name: StepReload, Title: "relabel/reload", needs: []string{StepImage, StepDrain}}
-	keys := []string{"nvidia.com/cuda.driver.major", "nvidia.com/cuda.driver.minor", "nvidia.com/cuda.driver.rev"}
-	if _, ok := n.Labels["nvidia.com/cuda.driver-version.major"]; ok {
-		keys = []string{"nvidia.com/cuda.driver-version.major", "nvidia.com/cuda.driver-version.minor", "nvidia.com/cuda.driver-version.revision"}
-	}
-	parts := strings.Split(version, ".")
-	var labels []string
-	for i, p := range parts {
-		labels = append(labels, keys[i]+"="+p)
-	}
-	s.Summary = fmt.Sprintf("the driver pod loads %s from %s; the node is relabelled %s", version, tag, strings.Join(labels, " "))
-	if f.DriverVersion == version {
+	s.Summary = fmt.Sprintf("the driver pod loads %s from %s; the node is relabelled %s", version, tag, strings.Join(nodefacts.DriverLabels(n, version), " "))
+	if now.DriverVersion == version {
 		s.Notes = append(s.Notes, n.Name+" already runs "+version)
 	}
 	return s
@@ -223,16 +219,12 @@ func uncordonStep(n *corev1.Node, back []drain.Eviction) Step {
 
 // auditStep: after the upgrade, the audit finds the node's new tag; other
 // nodes still missing theirs are noted, not blamed on this plan.
-func auditStep(m *drain.Model, cat *catalog.Catalog, node, tag string) Step {
+func auditStep(after After, node, tag string) Step {
 	s := Step{Name: StepAudit, Title: "audit", needs: []string{StepReload}}
 	s.Summary = fmt.Sprintf("drvcheck audit then finds %s's tag %s", node, tag)
-	if !cat.Configured() {
-		return s
-	}
-	for _, n := range m.Nodes {
-		f := nodefacts.Of(n)
-		if n.Name != node && f.GPU && f.Tag != "" && len(cat.Lookup(f.Tag)) == 0 {
-			s.Notes = append(s.Notes, fmt.Sprintf("the audit still reports %s MISSING %s", n.Name, f.Tag))
+	for _, x := range after.Findings {
+		if x.Image == "missing" && x.Node != node {
+			s.Notes = append(s.Notes, fmt.Sprintf("the audit still reports %s MISSING %s", x.Node, x.Tag))
 		}
 	}
 	return s
@@ -244,8 +236,4 @@ func budgetNames(bs []*drain.Budget) []string {
 		out[i] = b.Name()
 	}
 	return out
-}
-
-func slicesSortByName(ns []*corev1.Node) {
-	slices.SortFunc(ns, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
 }

@@ -1,15 +1,12 @@
 package plan
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 )
@@ -65,8 +62,8 @@ type RollingOptions struct {
 // when its new image is missing. The simulation stops at the first batch
 // with a stall: the operator keeps that node's slot until it is fixed.
 // Nodes already at the version, or labelled to skip, are skipped.
-func Roll(m *drain.Model, cat *catalog.Catalog, opt RollingOptions) (*Rolling, error) {
-	if err := CheckVersion(opt.Driver); err != nil {
+func Roll(m *drain.Model, after After, opt RollingOptions) (*Rolling, error) {
+	if err := nodefacts.CheckVersion(opt.Driver); err != nil {
 		return nil, err
 	}
 	if opt.MaxParallel < 0 {
@@ -75,7 +72,7 @@ func Roll(m *drain.Model, cat *catalog.Catalog, opt RollingOptions) (*Rolling, e
 	r := &Rolling{Driver: opt.Driver, MaxParallel: opt.MaxParallel}
 	var queue []*corev1.Node
 	for _, n := range sortedGPUNodes(m) {
-		if why := skipReason(n, opt.Driver); why != "" {
+		if why := skipReason(n, nodefacts.Of(n), opt.Driver); why != "" {
 			r.Nodes = append(r.Nodes, NodeOutcome{Node: n.Name, Outcome: Skipped, Note: why})
 			continue
 		}
@@ -98,7 +95,7 @@ func Roll(m *drain.Model, cat *catalog.Catalog, opt RollingOptions) (*Rolling, e
 			sim.Cordon(n.Name)
 		}
 		for _, n := range nodes {
-			o := upgradeNode(sim, cat, n, opt.Driver)
+			o := upgradeNode(sim, after, n)
 			o.Batch = batch
 			if o.Outcome == Stalls && r.FirstStall == "" {
 				r.FirstStall = n.Name
@@ -120,7 +117,7 @@ func Roll(m *drain.Model, cat *catalog.Catalog, opt RollingOptions) (*Rolling, e
 }
 
 // upgradeNode drains one node of a cordoned batch and checks its image.
-func upgradeNode(sim *drain.Sim, cat *catalog.Catalog, n *corev1.Node, version string) NodeOutcome {
+func upgradeNode(sim *drain.Sim, after After, n *corev1.Node) NodeOutcome {
 	o := NodeOutcome{Node: n.Name, Outcome: Upgraded}
 	before := sim.Clone()
 	res := sim.Drain(n.Name)
@@ -145,7 +142,7 @@ func upgradeNode(sim *drain.Sim, cat *catalog.Catalog, n *corev1.Node, version s
 	if o.Outcome == Stalls {
 		return o
 	}
-	img := imageStep(nodefacts.Of(n), cat, version)
+	img := imageStep(n.Name, after)
 	if len(img.Blockers) > 0 {
 		o.Outcome, o.State = Stalls, "pod-restart-required"
 		o.Why = img.Blockers
@@ -156,62 +153,23 @@ func upgradeNode(sim *drain.Sim, cat *catalog.Catalog, n *corev1.Node, version s
 func sortedGPUNodes(m *drain.Model) []*corev1.Node {
 	var out []*corev1.Node
 	for _, n := range m.Nodes {
-		if nodefacts.Of(n).GPU {
+		if n.Labels[nodefacts.GPUPresent] == "true" {
 			out = append(out, n)
 		}
 	}
-	slicesSortByName(out)
+	slices.SortFunc(out, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
-func skipReason(n *corev1.Node, version string) string {
+func skipReason(n *corev1.Node, now nodefacts.Facts, version string) string {
 	switch {
 	case n.Labels[skipLabel] == "true":
 		return "labelled " + skipLabel + "=true"
-	case nodefacts.Of(n).DriverVersion == version:
+	case now.DriverVersion == version:
 		return "already runs " + version
 	}
 	return ""
 }
-
-// WriteText prints one line per GPU node and names the first stall.
-func (r *Rolling) WriteText(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	par := fmt.Sprintf("%d node(s) at a time", r.MaxParallel)
-	if r.MaxParallel == 0 {
-		par = "all nodes at once"
-	}
-	fmt.Fprintf(bw, "Rolling driver upgrade to %s, %s\n", r.Driver, par)
-	for _, o := range r.Nodes {
-		batch := "-"
-		if o.Batch > 0 {
-			batch = fmt.Sprint(o.Batch)
-		}
-		detail := o.Note
-		switch o.Outcome {
-		case Upgraded:
-			detail = fmt.Sprintf("drained (%d evicted)", len(o.Evicted))
-		case Stalls:
-			detail = "in " + o.State
-		}
-		fmt.Fprintf(bw, "%3s  %-20s %-12s %s\n", batch, o.Node, strings.ToUpper(o.Outcome), detail)
-		for _, p := range o.Pending {
-			fmt.Fprintf(bw, "       pending: %s\n", p)
-		}
-		for _, b := range o.Why {
-			fmt.Fprintf(bw, "       blocked: %s\n       fix:     %s\n", b.What, b.Fix)
-		}
-	}
-	if r.FirstStall == "" {
-		fmt.Fprintln(bw, "No node stalls.")
-	} else {
-		fmt.Fprintf(bw, "First stall: %s\n", r.FirstStall)
-	}
-	return bw.Flush()
-}
-
-// WriteJSON prints the simulation as indented JSON.
-func (r *Rolling) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
 
 func nonNil(b []Blocker) []Blocker {
 	if b == nil {

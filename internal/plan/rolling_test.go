@@ -1,13 +1,17 @@
 package plan
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/drain"
-	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/internal/runner"
 )
 
 func gpuNode(name string) string {
@@ -49,10 +53,31 @@ spec:
   maxUnavailable: 1
   selector: {matchLabels: {app: web}}`
 
-func fleet(t *testing.T) (*drain.Model, *catalog.Catalog) {
+// fleet is three GPU nodes on 535 with a web Deployment across them, and
+// what the rules say of them once every GPU node runs 550.90.07, against a
+// matrix of rows (no matrix without rows).
+func fleet(t *testing.T, rows ...string) (*drain.Model, After) {
+	return fleetUpgrading(t, nil, rows...)
+}
+
+// fleetUpgrading is fleet with only nodes relabelled (all when empty).
+func fleetUpgrading(t *testing.T, nodes []string, rows ...string) (*drain.Model, After) {
 	t.Helper()
+	dir := t.TempDir()
+	manifests := filepath.Join(dir, "fleet.yaml")
 	src := strings.Join([]string{gpuNode("n0"), gpuNode("n1"), gpuNode("n2"), web}, "\n---\n")
-	inv, err := inventory.Parse("fleet.yaml", []byte(src), false)
+	if err := os.WriteFile(manifests, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := runner.Config{Paths: []string{manifests}, Upgrade: &runner.Upgrade{Driver: "550.90.07", Nodes: nodes}}
+	if len(rows) > 0 {
+		matrix := filepath.Join(dir, "matrix.csv")
+		if err := os.WriteFile(matrix, []byte(catalog.MatrixHeader+"\n"+strings.Join(rows, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg.Matrix = []string{matrix}
+	}
+	inv, err := runner.Files(cfg)(false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,10 +85,14 @@ func fleet(t *testing.T) (*drain.Model, *catalog.Catalog) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat := catalog.New()
-	cat.Add("matrix.csv", []string{"550-5.15.0-119-generic-ubuntu22.04"})
-	return m, cat
+	res, err := runner.Run(context.Background(), cfg, runner.Files(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, After{Facts: res.Facts, Catalog: res.Catalog, Findings: res.Findings}
 }
+
+const row550 = "550,5.15.0-119-generic,ubuntu22.04"
 
 func outcomes(r *Rolling) string {
 	var out []string
@@ -77,8 +106,8 @@ func outcomes(r *Rolling) string {
 // one per node) until its node is uncordoned, and the budget recovers
 // before the next node: no stall.
 func TestRollingOneAtATimePasses(t *testing.T) {
-	m, cat := fleet(t)
-	r, err := Roll(m, cat, RollingOptions{Options: Options{Driver: "550.90.07"}, MaxParallel: 1})
+	m, after := fleet(t, row550)
+	r, err := Roll(m, after, RollingOptions{Options: Options{Driver: "550.90.07"}, MaxParallel: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,8 +122,8 @@ func TestRollingOneAtATimePasses(t *testing.T) {
 // Two at a time, n0's replica cannot land (n1 is cordoned, n2 holds a web
 // pod), so the budget has no room left when n1 drains: n1 stalls.
 func TestRollingTwoAtATimeStallsOnTheSecondNode(t *testing.T) {
-	m, cat := fleet(t)
-	r, err := Roll(m, cat, RollingOptions{Options: Options{Driver: "550.90.07"}, MaxParallel: 2})
+	m, after := fleet(t, row550)
+	r, err := Roll(m, after, RollingOptions{Options: Options{Driver: "550.90.07"}, MaxParallel: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,8 +140,8 @@ func TestRollingTwoAtATimeStallsOnTheSecondNode(t *testing.T) {
 }
 
 func TestRollingMissingImageStallsAfterTheDrain(t *testing.T) {
-	m, _ := fleet(t)
-	r, err := Roll(m, catalog.New(), RollingOptions{Options: Options{Driver: "550.90.07"}, MaxParallel: 1})
+	m, after := fleet(t)
+	r, err := Roll(m, after, RollingOptions{Options: Options{Driver: "550.90.07"}, MaxParallel: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,15 +151,42 @@ func TestRollingMissingImageStallsAfterTheDrain(t *testing.T) {
 }
 
 func TestNodePlanOnAFleet(t *testing.T) {
-	m, cat := fleet(t)
-	p, err := ForNode(m, cat, "n1", Options{Driver: "550.90.07"})
+	m, after := fleet(t, row550)
+	p, err := ForNode(m, after, "n1", Options{Driver: "550.90.07"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !p.CanRun || p.Tag != "550-5.15.0-119-generic-ubuntu22.04" {
 		t.Fatalf("%+v", p)
 	}
-	if _, err := ForNode(m, cat, "n9", Options{Driver: "550.90.07"}); err == nil || err.Error() != "node n9 not found" {
+	if _, err := ForNode(m, after, "n9", Options{Driver: "550.90.07"}); err == nil || err.Error() != "node n9 not found" {
 		t.Fatalf("unknown node: %v", err)
+	}
+}
+
+// The image step reads the rules: with no row for the node's kernel after
+// the upgrade, DRV001's finding (message and fix) blocks it, and the audit
+// step notes the other nodes the audit still reports.
+func TestNodePlanImageStepReadsTheFindings(t *testing.T) {
+	m, after := fleetUpgrading(t, []string{"n1"}, "550,5.15.0-120-generic,ubuntu22.04")
+	p, err := ForNode(m, after, "n1", Options{Driver: "550.90.07"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := p.Steps[0]
+	if p.CanRun || img.Status != Blocked || len(img.Blockers) != 1 {
+		t.Fatalf("image step %+v", img)
+	}
+	if b := img.Blockers[0]; b.What != "no precompiled driver image 550-5.15.0-119-generic-ubuntu22.04 in "+after.Catalog.Describe() ||
+		b.Fix != "build and push 550-5.15.0-119-generic-ubuntu22.04, or add the row 550,5.15.0-119-generic,ubuntu22.04 to the support matrix" {
+		t.Fatalf("blocker %+v", b)
+	}
+	// Only n1 is relabelled: the others keep their 535 tag, which no row has.
+	want := []string{
+		"the audit still reports n0 MISSING 535-5.15.0-119-generic-ubuntu22.04",
+		"the audit still reports n2 MISSING 535-5.15.0-119-generic-ubuntu22.04",
+	}
+	if audit := p.Steps[5]; !slices.Equal(audit.Notes, want) {
+		t.Fatalf("audit notes %q, want %q", audit.Notes, want)
 	}
 }

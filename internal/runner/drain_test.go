@@ -9,7 +9,8 @@ import (
 )
 
 // On the lab, trainer-pdb (minAvailable 4 over 4 replicas) is DRV020, placed
-// on its minAvailable line, and the bare cuda12-job makes lab-node-0 DRV023.
+// on its minAvailable line, and the bare cuda12-job on lab-node-0 is DRV023,
+// placed on the Pod's metadata (where an owner would be named).
 func TestLabDrainFindings(t *testing.T) {
 	res, err := Check(context.Background(), Config{Paths: []string{"../../testdata/lab"}, Matrix: []string{"../../testdata/lab/support-matrix.csv"}})
 	if err != nil {
@@ -28,11 +29,12 @@ func TestLabDrainFindings(t *testing.T) {
 	if !strings.Contains(pdb.Message, "lower trainer-pdb minAvailable from 4 to 3") {
 		t.Fatalf("message %q", pdb.Message)
 	}
-	if f, ok := got["DRV023 lab-node-0"]; !ok || !strings.Contains(f.Message, "gpu-drv/cuda12-job") {
-		t.Fatalf("DRV023 on lab-node-0: %+v", f)
+	if f, ok := got["DRV023 cuda12-job"]; !ok || f.Node != "lab-node-0" || f.Object.Kind != "Pod" ||
+		!strings.HasSuffix(f.File, "cuda12-job.yaml") || f.Line != 3 || !strings.Contains(f.Message, "draining lab-node-0 needs --force") {
+		t.Fatalf("DRV023 on cuda12-job: %+v", f)
 	}
 	if len(got) != 2 {
-		t.Fatalf("drain findings %v, want DRV020 trainer-pdb and DRV023 lab-node-0 only", got)
+		t.Fatalf("drain findings %v, want DRV020 trainer-pdb and DRV023 cuda12-job only", got)
 	}
 	if res.Drain == nil || len(res.Drain.Budgets) != 1 {
 		t.Fatal("the result carries no drain model")

@@ -7,12 +7,11 @@ import (
 	"github.com/drvcheck/drvcheck/policy"
 )
 
-// Except applies the exceptions of cfg (the config file's list and the
+// except applies the exceptions of cfg (the config file's list and the
 // objects' drvcheck.io/ignore annotations) to a placed result: suppressed
-// findings move from Findings to Suppressed and are counted in the summary,
-// and expired exceptions are listed. Every path that evaluates rules (files
-// or a live cluster) calls it once, after Evaluate.
-func Except(res *Result, cfg Config) error {
+// findings move from Findings to Suppressed, and expired exceptions are
+// listed. The summary counts what is left, once.
+func except(res *Result, cfg Config) error {
 	today := cfg.Today
 	if today.IsZero() {
 		today = time.Now()
@@ -23,7 +22,6 @@ func Except(res *Result, cfg Config) error {
 	}
 	out := set.Apply(res.Findings)
 	res.Findings, res.Suppressed, res.Expired = out.Findings, out.Suppressed, out.Expired
-	res.Summary.Errors, res.Summary.Warnings = 0, 0
 	for _, f := range res.Findings {
 		switch f.Severity {
 		case policy.Error:

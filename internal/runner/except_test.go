@@ -37,7 +37,7 @@ func TestCheckAppliesExceptions(t *testing.T) {
 		t.Fatalf("findings %+v, suppressed %+v", res.Findings, res.Suppressed)
 	}
 	s := res.Suppressed[0]
-	if s.Rule != "DRV001" || !strings.HasSuffix(s.File, "node3.yaml") || s.Line != 1 || s.Reason != "image build in progress" {
+	if s.Rule != "DRV001" || !strings.HasSuffix(s.File, "node3.yaml") || s.Line != 15 || s.Reason != "image build in progress" {
 		t.Errorf("suppressed = %+v", s)
 	}
 	if res.Summary.Errors != base.Summary.Errors-1 || res.Summary.Suppressed != 1 || res.Summary.GPUNodes != 4 {

@@ -7,17 +7,49 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/cluster"
 	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/internal/load"
 )
 
-// LiveInventory reads kinds (every kind drvcheck uses when none are given)
-// from the cluster cl names; keepRaw keeps every object as read, for
-// custom rules (input.objects).
-func LiveInventory(ctx context.Context, cl cluster.Options, keepRaw bool, kinds ...cluster.Kind) (*inventory.Inventory, error) {
-	c, err := cluster.Connect(cl)
-	if err != nil {
-		return nil, err
+// Reader reads the objects of a run; keepRaw asks it to keep every object
+// as read, which custom rules see as input.objects. There is one per
+// source of objects: Files, Live and FilesWithLiveNodes.
+type Reader func(keepRaw bool) (*inventory.Inventory, error)
+
+// Files reads the manifests under cfg.Paths.
+func Files(cfg Config) Reader {
+	return func(keepRaw bool) (*inventory.Inventory, error) {
+		return inventory.Read(cfg.Paths, load.Options{Ignore: cfg.Ignore, Stdin: cfg.Stdin}, keepRaw)
 	}
-	return c.Read(ctx, kinds, keepRaw)
+}
+
+// Live reads kinds (every kind drvcheck uses when none are given) from the
+// cluster cl names.
+func Live(ctx context.Context, cl cluster.Options, kinds ...cluster.Kind) Reader {
+	return func(keepRaw bool) (*inventory.Inventory, error) {
+		c, err := cluster.Connect(cl)
+		if err != nil {
+			return nil, err
+		}
+		return c.Read(ctx, kinds, keepRaw)
+	}
+}
+
+// FilesWithLiveNodes reads the manifests under cfg.Paths with the
+// cluster's nodes in place of any Node manifests: what a pull request
+// would do to today's nodes (check --nodes-from-cluster).
+func FilesWithLiveNodes(ctx context.Context, cfg Config, cl cluster.Options) Reader {
+	return func(keepRaw bool) (*inventory.Inventory, error) {
+		inv, err := Files(cfg)(keepRaw)
+		if err != nil {
+			return nil, err
+		}
+		live, err := Live(ctx, cl, cluster.Nodes)(keepRaw)
+		if err != nil {
+			return nil, err
+		}
+		inv.UseNodes(live)
+		return inv, nil
+	}
 }
 
 // LiveNode gets one node from the cluster cl names.
@@ -27,30 +59,4 @@ func LiveNode(ctx context.Context, cl cluster.Options, name string) (*corev1.Nod
 		return nil, err
 	}
 	return c.Node(ctx, name)
-}
-
-// Scan runs every rule over the live cluster cl names, reading kinds (every
-// kind drvcheck uses when none are given). cfg.Paths is not read.
-func Scan(ctx context.Context, cfg Config, cl cluster.Options, kinds ...cluster.Kind) (*Result, error) {
-	return Run(ctx, cfg, func(keepRaw bool) (*inventory.Inventory, error) {
-		return LiveInventory(ctx, cl, keepRaw, kinds...)
-	})
-}
-
-// CheckLiveNodes runs every rule over the manifests under cfg.Paths with
-// the cluster's nodes in place of any Node manifests: what a pull request
-// would do to today's nodes.
-func CheckLiveNodes(ctx context.Context, cfg Config, cl cluster.Options) (*Result, error) {
-	return Run(ctx, cfg, func(keepRaw bool) (*inventory.Inventory, error) {
-		inv, err := Inventory(cfg, keepRaw)
-		if err != nil {
-			return nil, err
-		}
-		live, err := LiveInventory(ctx, cl, keepRaw, cluster.Nodes)
-		if err != nil {
-			return nil, err
-		}
-		inv.UseNodes(live)
-		return inv, nil
-	})
 }

@@ -28,7 +28,7 @@ func BenchmarkEvaluateLive(b *testing.B) {
 	cat.Add("matrix.csv", []string{"550-5.15.0-119-generic-ubuntu22.04"})
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Evaluate(ctx, engine, inv, cat); err != nil {
+		if _, err := Evaluate(ctx, engine, inv, cat, ""); err != nil {
 			b.Fatal(err)
 		}
 	}

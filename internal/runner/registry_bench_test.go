@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/authn"
 
+	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/fleetgen"
 	"github.com/drvcheck/drvcheck/internal/registry"
 	"github.com/drvcheck/drvcheck/internal/registry/registrytest"
@@ -107,8 +108,10 @@ func TestFleetOneListing(t *testing.T) {
 	if got, want := len(res.Findings), fleetNodes/100; got != want {
 		t.Errorf("%d findings, want %d (every 100th node)", got, want)
 	}
-	if res.Catalog.Len() != fleetTags {
-		t.Errorf("catalog holds %d tags, want %d", res.Catalog.Len(), fleetTags)
+	for _, i := range []int{0, fleetTags / 2, fleetTags - 1} { // first, middle and last page
+		if !res.Catalog.Check(fleetTag(i)).Present {
+			t.Errorf("catalog lacks %s, listed on the registry", fleetTag(i))
+		}
 	}
 }
 
@@ -144,7 +147,7 @@ func BenchmarkRegistryCheck(b *testing.B) {
 // 5,000 nodes because a lookup is a map access, never a scan.
 func BenchmarkTagLookup(b *testing.B) {
 	s := fleetRegistry(b)
-	cat, err := CatalogContext(context.Background(), fleetConfig(s, ""))
+	cat, err := catalog.Read(context.Background(), fleetConfig(s, "").Sources())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -157,7 +160,7 @@ func BenchmarkTagLookup(b *testing.B) {
 			found := 0
 			for b.Loop() {
 				for _, tag := range tags {
-					found += len(cat.Lookup(tag))
+					found += len(cat.Check(tag).Sources)
 				}
 			}
 			if found == 0 {

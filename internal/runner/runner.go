@@ -2,16 +2,9 @@ package runner
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"maps"
-	"runtime"
 	"slices"
-	"sync"
 	"time"
-
-	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/config"
@@ -19,7 +12,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/exceptions"
 	"github.com/drvcheck/drvcheck/internal/input"
 	"github.com/drvcheck/drvcheck/internal/inventory"
-	"github.com/drvcheck/drvcheck/internal/load"
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/registry"
 	"github.com/drvcheck/drvcheck/policy"
 )
@@ -44,6 +37,21 @@ type Config struct {
 	Exceptions []config.Exception
 	ConfigFile string
 	Today      time.Time
+	// Upgrade, when set, relabels nodes as if they ran a new driver before
+	// the rules run, so that findings speak of the image each will need
+	// (plan).
+	Upgrade *Upgrade
+}
+
+// Upgrade names a driver version and the nodes to relabel with it.
+type Upgrade struct {
+	Driver string
+	Nodes  []string // empty: every GPU node
+}
+
+// Sources are the sources of existing tags cfg names.
+func (cfg Config) Sources() catalog.Sources {
+	return catalog.Sources{Matrix: cfg.Matrix, Registry: cfg.Registry, RegistryOptions: cfg.RegistryOptions}
 }
 
 // Result is the outcome of a run.
@@ -53,192 +61,147 @@ type Result struct {
 	Summary   policy.Summary
 	Inventory *inventory.Inventory
 	Catalog   *catalog.Catalog
+	Facts     *nodefacts.Set
 	Drain     *drain.Model
 
 	// Suppressed are findings held back by an exception; Expired are
-	// exceptions past their date (see Except).
+	// exceptions past their date (see except).
 	Suppressed []exceptions.Suppressed
 	Expired    []exceptions.Expired
 }
 
-// Inventory loads and decodes the objects under cfg.Paths; keepRaw keeps
-// every manifest as read, for custom rules (input.objects).
-func Inventory(cfg Config, keepRaw bool) (*inventory.Inventory, error) {
-	return inventory.Read(cfg.Paths, load.Options{Ignore: cfg.Ignore, Stdin: cfg.Stdin}, keepRaw)
-}
-
-// Catalog reads every configured source of existing tags; see CatalogContext.
-func Catalog(cfg Config) (*catalog.Catalog, error) {
-	return CatalogContext(context.Background(), cfg)
-}
-
-// CatalogContext reads every configured source of existing tags into one
-// catalog (a tag is present when any source has it): each matrix file, then
-// each registry repository, listed once, in parallel. A repository that
-// cannot be listed fails the whole catalog.
-func CatalogContext(ctx context.Context, cfg Config) (*catalog.Catalog, error) {
-	cat := catalog.New()
-	for _, path := range cfg.Matrix {
-		rows, err := catalog.ReadMatrix(path)
-		if err != nil {
-			return nil, err
-		}
-		tags := make([]string, len(rows))
-		for i, r := range rows {
-			tags[i] = r.Tag()
-		}
-		cat.Add(path, tags)
-	}
-	if len(cfg.Registry) == 0 {
-		return cat, nil
-	}
-	lister, err := registry.New(cfg.RegistryOptions)
-	if err != nil {
-		return nil, err
-	}
-	listings, err := lister.List(ctx, cfg.Registry)
-	if err != nil {
-		return nil, err
-	}
-	for _, l := range listings {
-		cat.Add(l.Repository, l.Tags)
-	}
-	return cat, nil
-}
-
-// Reader reads the objects of a run; keepRaw asks it to keep every object
-// as read, which custom rules see as input.objects.
-type Reader func(keepRaw bool) (*inventory.Inventory, error)
-
 // Run is every run, whatever its objects come from: compile the rules,
-// read the objects, then finish.
+// read the objects, list the tags that exist, evaluate, then hold back
+// what exceptions cover.
 func Run(ctx context.Context, cfg Config, read Reader) (*Result, error) {
-	engine, err := policy.New(ctx, policy.Options{Policies: cfg.Policies, Data: cfg.Data})
+	engine, inv, cat, err := open(ctx, cfg, read)
 	if err != nil {
 		return nil, err
 	}
-	inv, err := read(engine.Custom())
+	res, err := Evaluate(ctx, engine, inv, cat, cfg.CUDACompat)
 	if err != nil {
 		return nil, err
 	}
-	return finish(ctx, cfg, engine, inv)
+	return res, except(res, cfg)
 }
 
 // Check runs every rule over the objects of cfg.
-func Check(ctx context.Context, cfg Config) (*Result, error) {
-	return Run(ctx, cfg, func(keepRaw bool) (*inventory.Inventory, error) { return Inventory(cfg, keepRaw) })
-}
+func Check(ctx context.Context, cfg Config) (*Result, error) { return Run(ctx, cfg, Files(cfg)) }
 
-// finish is the end every run shares, whatever its objects came from: the
-// catalog, the rules, then the exceptions.
-func finish(ctx context.Context, cfg Config, engine *policy.Engine, inv *inventory.Inventory) (*Result, error) {
-	cat, err := CatalogContext(ctx, cfg)
+// Document builds the input document a run would evaluate, for users who
+// write rules against it (drvcheck input).
+func Document(ctx context.Context, cfg Config, read Reader) (map[string]any, error) {
+	engine, inv, cat, err := open(ctx, cfg, read)
 	if err != nil {
 		return nil, err
 	}
-	res, err := Evaluate(ctx, engine, inv, cat, Settings{CUDACompat: cfg.CUDACompat})
+	facts := nodefacts.All(inv.Nodes)
+	opt, err := options(ctx, engine, inv, cfg.CUDACompat)
 	if err != nil {
 		return nil, err
 	}
-	return res, Except(res, cfg)
-}
-
-// Evaluate builds the input document and evaluates engine over it. The
-// settings are optional; without them the defaults apply.
-func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Inventory, cat *catalog.Catalog, settings ...Settings) (*Result, error) {
-	var opt input.Options
-	if engine.Custom() {
-		opt.Objects = rawObjects(inv)
-	}
-	var err error
-	if opt.CUDA, err = cudaPolicy(ctx, engine, settings); err != nil {
+	if opt.Drain, err = drain.New(inv); err != nil {
 		return nil, err
 	}
-	// The drain model and the rest of the document are independent: build
-	// and convert them at once, so that the slowest to build overlaps the
-	// conversion of the other.
-	var (
-		model      *drain.Model
-		drainValue ast.Object
-		drainErr   error
-		wg         sync.WaitGroup
-	)
-	wg.Go(func() {
-		if model, drainErr = drain.New(inv); drainErr == nil {
-			drainValue, drainErr = toValue(input.DrainSections(model))
+	return input.Build(inv, facts, cat, opt), nil
+}
+
+// open compiles the rules, reads the objects and the tags that exist.
+func open(ctx context.Context, cfg Config, read Reader) (*policy.Engine, *inventory.Inventory, *catalog.Catalog, error) {
+	engine, err := policy.New(ctx, policy.Options{Policies: cfg.Policies, Data: cfg.Data})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	inv, err := read(engine.Custom())
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if cfg.Upgrade != nil {
+		inv = cfg.Upgrade.apply(inv)
+	}
+	cat, err := catalog.Read(ctx, cfg.Sources())
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return engine, inv, cat, nil
+}
+
+// apply returns a copy of inv whose GPU nodes named by u are relabelled as
+// if they ran u.Driver; inv itself is left as read.
+func (u *Upgrade) apply(inv *inventory.Inventory) *inventory.Inventory {
+	c := *inv
+	c.Nodes = slices.Clone(inv.Nodes)
+	for i, n := range c.Nodes {
+		if n.Labels[nodefacts.GPUPresent] == "true" && (len(u.Nodes) == 0 || slices.Contains(u.Nodes, n.Name)) {
+			c.Nodes[i] = nodefacts.Upgraded(n, u.Driver)
 		}
-	})
-	doc := input.Build(inv, cat, opt)
-	value, err := toValue(doc)
-	wg.Wait()
-	if drainErr != nil {
-		return nil, drainErr
 	}
+	return &c
+}
+
+// Evaluate reads the node facts once, builds the input document and
+// evaluates engine over it. compat is --cuda-compat ("" for the default).
+func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Inventory, cat *catalog.Catalog, compat string) (*Result, error) {
+	facts := nodefacts.All(inv.Nodes)
+	opt, err := options(ctx, engine, inv, compat)
 	if err != nil {
-		return nil, fmt.Errorf("input document: %w", err)
+		return nil, err
 	}
-	drainValue.Foreach(func(k, v *ast.Term) { value.Insert(k, v) })
-	findings, err := engine.Eval(ctx, value)
+	in, model, err := convert(inv, facts, cat, opt)
+	if err != nil {
+		return nil, err
+	}
+	findings, err := engine.Eval(ctx, in)
 	if err != nil {
 		return nil, err
 	}
 	place(inv, findings)
 	policy.Sort(findings)
-	res := &Result{Findings: findings, Rules: engine.Rules(), Inventory: inv, Catalog: cat, Drain: model}
-	res.Summary = summarize(doc, findings, inv)
-	return res, nil
+	return &Result{
+		Findings: findings, Rules: engine.Rules(), Inventory: inv, Catalog: cat, Facts: facts, Drain: model,
+		Summary: policy.Summary{Objects: inv.Objects, GPUNodes: facts.GPU()},
+	}, nil
 }
 
-// toValue converts the document for OPA on every CPU: on a large fleet the
-// conversion costs as much as evaluating the rules. Each section is
-// converted apart, and long lists (workloads, nodes, budgets) in chunks.
-func toValue(doc map[string]any) (ast.Object, error) {
-	type part struct {
-		key  string
-		list bool // a chunk of a list section, converted as an array
-		val  any
+// convert builds the document and converts it for OPA. The drain model is
+// the slowest part to build, so the rest of the document is converted
+// while it is built, and the drain sections are added last.
+func convert(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog, opt input.Options) (*policy.Input, *drain.Model, error) {
+	type drained struct {
+		model    *drain.Model
+		sections map[string]any
+		err      error
 	}
-	var parts []part
-	chunks := runtime.GOMAXPROCS(0)
-	for _, k := range slices.Sorted(maps.Keys(doc)) {
-		list, ok := doc[k].([]any)
-		if !ok || len(list) == 0 {
-			parts = append(parts, part{key: k, val: doc[k]})
-			continue
+	done := make(chan drained, 1)
+	go func() {
+		m, err := drain.New(inv)
+		if err != nil {
+			done <- drained{err: err}
+			return
 		}
-		size := (len(list) + chunks - 1) / chunks
-		for start := 0; start < len(list); start += size {
-			parts = append(parts, part{key: k, list: true, val: list[start:min(start+size, len(list))]})
-		}
+		done <- drained{model: m, sections: input.DrainSections(inv, facts, m)}
+	}()
+	in, err := policy.NewInput(input.Build(inv, facts, cat, opt))
+	d := <-done
+	switch {
+	case d.err != nil:
+		return nil, nil, d.err
+	case err != nil:
+		return nil, nil, err
 	}
-	values := make([]ast.Value, len(parts))
-	errs := make([]error, len(parts))
-	var wg sync.WaitGroup
-	for i, p := range parts {
-		wg.Go(func() { values[i], errs[i] = newConverter().value(p.val) })
+	return in, d.model, in.Add(d.sections)
+}
+
+// options are the input document's options for a run: every object as
+// read when custom rules may want them, and the CUDA policy.
+func options(ctx context.Context, engine *policy.Engine, inv *inventory.Inventory, compat string) (input.Options, error) {
+	var opt input.Options
+	if engine.Custom() {
+		opt.Objects = rawObjects(inv)
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	obj := ast.NewObject()
-	for i := 0; i < len(parts); {
-		key := parts[i].key
-		if !parts[i].list {
-			obj.Insert(ast.StringTerm(key), ast.NewTerm(values[i]))
-			i++
-			continue
-		}
-		var items []*ast.Term
-		for ; i < len(parts) && parts[i].key == key; i++ {
-			arr := values[i].(*ast.Array)
-			for k := range arr.Len() {
-				items = append(items, arr.Elem(k))
-			}
-		}
-		obj.Insert(ast.StringTerm(key), ast.ArrayTerm(items...))
-	}
-	return obj, nil
+	var err error
+	opt.CUDA, err = cudaPolicy(ctx, engine, compat)
+	return opt, err
 }
 
 // place fills file and line from where each finding's object was read.
@@ -251,20 +214,6 @@ func place(inv *inventory.Inventory, fs []policy.Finding) {
 		fs[i].File = o.Source.Name
 		fs[i].Line = o.FieldLine(fs[i].Field)
 	}
-}
-
-func summarize(doc map[string]any, fs []policy.Finding, inv *inventory.Inventory) policy.Summary {
-	s := policy.Summary{Objects: inv.Objects}
-	s.GPUNodes, _ = doc["summary"].(map[string]any)["gpu_nodes"].(int)
-	for _, f := range fs {
-		switch f.Severity {
-		case policy.Error:
-			s.Errors++
-		case policy.Warning:
-			s.Warnings++
-		}
-	}
-	return s
 }
 
 // rawObjects lists every object as read, for custom rules.

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
-	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/policy"
 )
@@ -26,89 +25,56 @@ type Row struct {
 	Tag       string `json:"tag"`
 	Image     string `json:"image"`
 	State     string `json:"state"`
-	StateStep int    `json:"state_step"` // position on the upgrade path, of len(States)
+	StateStep int    `json:"state_step"` // position on the upgrade path (policy.Upgrade.Step)
 	Cordoned  bool   `json:"cordoned"`
-	// Finding explains a stall; nil when the node is not in an upgrade
-	// state that stalls, or nothing explains it.
+	// Finding explains a stall: the first finding, in the report's order,
+	// that says it stalls this node where it stands; nil when none does.
 	Finding *policy.Finding `json:"finding"`
 }
 
-// Rows builds one row per GPU node, by name, from the model, the catalog
-// and the findings of a run over the same inventory.
-func Rows(m *drain.Model, cat *catalog.Catalog, findings []policy.Finding) []Row {
+// Rows builds one row per GPU node, by name, from the run's node facts,
+// the catalog and its findings.
+func Rows(facts *nodefacts.Set, cat *catalog.Catalog, findings []policy.Finding) []Row {
+	states := policy.UpgradeStates()
 	var rows []Row
-	for _, n := range m.Nodes {
-		f := nodefacts.Of(n)
+	for _, f := range facts.List() {
 		if !f.GPU {
 			continue
 		}
-		r := Row{
+		rows = append(rows, Row{
 			Node: f.Name, Driver: f.DriverVersion, Kernel: f.Kernel, Tag: f.Tag,
-			Image: image(cat, f.Tag), State: f.UpgradeState, StateStep: Step(f.UpgradeState), Cordoned: f.Unschedulable,
-		}
-		r.Finding = explain(m, f, findings)
-		rows = append(rows, r)
+			Image: image(cat.Check(f.Tag), f.Tag), State: f.UpgradeState, StateStep: states.Step(f.UpgradeState),
+			Cordoned: f.Unschedulable, Finding: explain(f, findings),
+		})
 	}
 	slices.SortFunc(rows, func(a, b Row) int { return strings.Compare(a.Node, b.Node) })
 	return rows
 }
 
-func image(cat *catalog.Catalog, tag string) string {
+func image(v catalog.Verdict, tag string) string {
 	switch {
 	case tag == "":
 		return ImageNoTag
-	case !cat.Configured():
+	case !v.Checked:
 		return ImageUnchecked
-	case len(cat.Lookup(tag)) > 0:
+	case v.Present:
 		return ImagePresent
 	}
 	return ImageMissing
 }
 
-// explain picks the finding that explains where the node stands: in the
-// drain states, the budget that refuses its evictions (DRV021, DRV020) or
-// its pods that need force (DRV023); in the image states, its missing
-// image or facts (DRV001, DRV002); after the upgrade, DRV031; else DRV030.
-func explain(m *drain.Model, f nodefacts.Facts, fs []policy.Finding) *policy.Finding {
-	state := f.UpgradeState
-	if state == "" {
+// explain picks the finding that explains where the node stands. Rules
+// say which nodes' upgrades a finding holds (Finding.Stalls); which states
+// a cause can hold a node in comes from the upgrade state table the rules
+// read (rego/data/upgrade.json).
+func explain(f nodefacts.Facts, fs []policy.Finding) *policy.Finding {
+	if f.UpgradeState == "" {
 		return nil
 	}
-	var candidates []func(policy.Finding) bool
-	if drainStates[state] {
-		room := m.NewSim(drain.Flags{}).Room(f.Name)
-		budgets := map[string]bool{}
-		for _, r := range room.Refusals {
-			budgets[r.Budget.Ref.Namespace+"/"+r.Budget.Name()] = true
-		}
-		for _, o := range room.Overlaps {
-			for _, b := range o.Budgets {
-				budgets[b.Ref.Namespace+"/"+b.Name()] = true
-			}
-		}
-		onBudget := func(rule string) func(policy.Finding) bool {
-			return func(x policy.Finding) bool {
-				return x.Rule == rule && budgets[x.Object.Namespace+"/"+x.Object.Name]
-			}
-		}
-		candidates = append(candidates, onBudget("DRV021"), onBudget("DRV020"), onNode("DRV023", f.Name))
-	}
-	if imageStates[state] {
-		candidates = append(candidates, onNode("DRV001", f.Name), onNode("DRV002", f.Name))
-	}
-	candidates = append(candidates, onNode("DRV031", f.Name), onNode("DRV030", f.Name))
-	for _, match := range candidates {
-		for i := range fs {
-			if match(fs[i]) {
-				return &fs[i]
-			}
+	for i := range fs {
+		if slices.Contains(fs[i].Stalls, f.Name) {
+			return &fs[i]
 		}
 	}
 	return nil
-}
-
-func onNode(rule, node string) func(policy.Finding) bool {
-	return func(x policy.Finding) bool {
-		return x.Rule == rule && x.Object.Kind == "Node" && x.Object.Name == node
-	}
 }

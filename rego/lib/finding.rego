@@ -1,9 +1,12 @@
-# Helpers shared by the built-in rules, and available to custom rules.
+# Helpers that shape findings, shared by the built-in rules and available
+# to custom rules.
 package drvcheck.lib
 
 # finding builds a finding in the documented shape from a rule's meta, the
 # object it is about ({kind, namespace, name}) and the rest of its fields
-# (message, and node, tag, field where they apply).
+# (message, and node, tag, field, image, fix, stalls where they apply).
+# extra wins over the meta: a rule may set "severity" per finding (DRV030
+# makes upgrade-failed an error).
 finding(meta, obj, extra) := object.union(
 	{
 		"rule": meta.id,
@@ -14,7 +17,7 @@ finding(meta, obj, extra) := object.union(
 	extra,
 )
 
-# gpu_nodes are the nodes that carry nvidia.com/gpu.present=true, in input
-# order. An array, not a set: a set of thousands of node objects is hashed
-# and sorted, which costs more than the rules that read it.
-gpu_nodes := [node | some node in input.nodes; node.gpu]
+# with_node adds "node" to a finding's extra fields when node is set.
+with_node(extra, node) := object.union(extra, {"node": node}) if node != ""
+
+with_node(extra, "") := extra

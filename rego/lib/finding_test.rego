@@ -15,10 +15,7 @@ test_finding_shape if {
 	}
 }
 
-test_gpu_nodes_only_gpu if {
-	names := {n.name | some n in lib.gpu_nodes} with input as {"nodes": [
-		{"name": "a", "gpu": true},
-		{"name": "b", "gpu": false},
-	]}
-	names == {"a"}
+test_with_node if {
+	lib.with_node({"message": "m"}, "n") == {"message": "m", "node": "n"}
+	lib.with_node({"message": "m"}, "") == {"message": "m"}
 }

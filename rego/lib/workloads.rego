@@ -9,8 +9,3 @@ package drvcheck.lib
 # test this, rather than build a set of workloads: enumerating a set sorts
 # it, which for tens of thousands of objects costs more than the rules.
 reported(w) if not w.owned
-
-# with_node adds "node" to a finding's extra fields when node is set.
-with_node(extra, node) := object.union(extra, {"node": node}) if node != ""
-
-with_node(extra, "") := extra

@@ -9,8 +9,3 @@ test_owned_workloads_are_left_to_their_owner if {
 	]}
 	names == {"d"}
 }
-
-test_with_node if {
-	lib.with_node({"message": "m"}, "n") == {"message": "m", "node": "n"}
-	lib.with_node({"message": "m"}, "") == {"message": "m"}
-}

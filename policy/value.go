@@ -1,4 +1,4 @@
-package runner
+package policy
 
 import (
 	"reflect"

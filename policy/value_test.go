@@ -1,4 +1,4 @@
-package runner
+package policy
 
 import (
 	"testing"
@@ -29,11 +29,22 @@ func TestConverterAgreesWithOPA(t *testing.T) {
 	if got.Compare(want) != 0 {
 		t.Fatalf("converter gave\n%v\nwant\n%v", got, want)
 	}
-	chunked, err := toValue(doc)
+	chunked, err := NewInput(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if chunked.Compare(want) != 0 {
-		t.Fatalf("toValue gave\n%v\nwant\n%v", chunked, want)
+	if chunked.obj.Compare(want) != 0 {
+		t.Fatalf("NewInput gave\n%v\nwant\n%v", chunked.obj, want)
+	}
+	// A part added later lands beside the rest, as if converted at once.
+	later, err := NewInput(map[string]any{"version": 1, "mode": "files"})
+	if err == nil {
+		err = later.Add(map[string]any{"ok": true, "none": nil, "ratio": 0.25, "big": int64(1) << 40, "small": int32(-7), "workloads": doc["workloads"]})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if later.obj.Compare(want) != 0 {
+		t.Fatalf("NewInput then Add gave\n%v\nwant\n%v", later.obj, want)
 	}
 }

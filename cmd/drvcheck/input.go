@@ -1,0 +1,29 @@
+package main
+
+import (
+	"context"
+
+	"github.com/drvcheck/drvcheck/internal/render"
+	"github.com/drvcheck/drvcheck/internal/runner"
+)
+
+// runInput prints the input document the rules would read, as conftest
+// parse does: from the manifests under PATH, or from the live cluster
+// without PATH. Users write their rules against what it shows.
+func runInput(ctx context.Context, e *env, args []string) error {
+	o := newFlags("input", "[PATH...]", e.stderr)
+	cf := o.addClusterFlags()
+	if err := o.parse(args); err != nil {
+		return err
+	}
+	paths := o.fs.Args()
+	read, err := reader(ctx, e, o, cf, paths)
+	if err != nil {
+		return err
+	}
+	doc, err := runner.Document(ctx, o.runnerConfig(e, paths), read)
+	if err != nil {
+		return err
+	}
+	return render.Input(e.stdout, doc)
+}

@@ -1,0 +1,49 @@
+package catalog
+
+import (
+	"context"
+
+	"github.com/drvcheck/drvcheck/internal/registry"
+)
+
+// Sources are where the tags that exist are listed.
+type Sources struct {
+	Matrix   []string // support-matrix CSV files (--matrix)
+	Registry []string // image repositories (--registry)
+	// RegistryOptions say how the repositories are reached and cached.
+	RegistryOptions registry.Options
+}
+
+// Read reads every source into one catalog: each matrix file, then each
+// registry repository, listed once and in parallel. A source that cannot
+// be read fails the whole catalog: a tag is never MISSING because its
+// source was unreachable.
+func Read(ctx context.Context, src Sources) (*Catalog, error) {
+	cat := New()
+	for _, path := range src.Matrix {
+		rows, err := ReadMatrix(path)
+		if err != nil {
+			return nil, err
+		}
+		tags := make([]string, len(rows))
+		for i, r := range rows {
+			tags[i] = r.Tag()
+		}
+		cat.Add(path, tags)
+	}
+	if len(src.Registry) == 0 {
+		return cat, nil
+	}
+	lister, err := registry.New(src.RegistryOptions)
+	if err != nil {
+		return nil, err
+	}
+	listings, err := lister.List(ctx, src.Registry)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range listings {
+		cat.Add(l.Repository, l.Tags)
+	}
+	return cat, nil
+}

@@ -1,0 +1,81 @@
+package input
+
+import (
+	"github.com/drvcheck/drvcheck/internal/catalog"
+	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
+)
+
+// nodeEntries returns input.nodes: each node's facts, the pointers of the
+// labels its tag is made of, and whether its image exists.
+func nodeEntries(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog) []any {
+	out := make([]any, 0, len(inv.Nodes))
+	for i, n := range inv.Nodes {
+		f := facts.List()[i]
+		fields := labelFields(f)
+		out = append(out, map[string]any{
+			"name":           f.Name,
+			"object":         ref("Node", "", f.Name),
+			"gpu":            f.GPU,
+			"branch":         f.Branch,
+			"driver_version": f.DriverVersion,
+			"kernel":         f.Kernel,
+			"os_id":          f.OSID,
+			"os_version":     f.OSVersion,
+			"os_tag":         f.OSTag,
+			"tag":            f.Tag,
+			"fields":         fields,
+			"problems":       problems(n.Labels, f.Problems),
+			"image":          image(cat, f, fields),
+			"upgrade_state":  f.UpgradeState,
+			"unschedulable":  f.Unschedulable,
+			"labels":         stringMap(n.Labels),
+		})
+	}
+	return out
+}
+
+// labelFields are the pointers of the labels the tag is made of, by part.
+func labelFields(f nodefacts.Facts) map[string]any {
+	return map[string]any{
+		"branch":     labelPointer(f.BranchKey),
+		"kernel":     labelPointer(nodefacts.Kernel),
+		"os_id":      labelPointer(nodefacts.OSID),
+		"os_version": labelPointer(nodefacts.OSVersionID),
+	}
+}
+
+func labelPointer(key string) string { return pointer([]any{"metadata", "labels", key}) }
+
+// image is the catalog's verdict on the node's tag. A missing tag is
+// blamed on the label of the part no source has with the other two (the
+// kernel, after a kernel bump), so that its finding points at that line.
+func image(cat *catalog.Catalog, f nodefacts.Facts, fields map[string]any) map[string]any {
+	v := cat.Check(f.Tag)
+	field := ""
+	if v.Checked && !v.Present {
+		switch cat.Blame(f.Branch, f.Kernel, f.OSTag) {
+		case catalog.Branch:
+			field = fields["branch"].(string)
+		case catalog.OS:
+			field = fields["os_version"].(string)
+		default:
+			field = fields["kernel"].(string)
+		}
+	}
+	return map[string]any{"checked": v.Checked, "present": v.Present, "sources": anyStrings(v.Sources), "field": field}
+}
+
+// problems adds to each the path of the label in the manifest (or of the
+// labels map, when the label is missing) so findings point at a line.
+func problems(labels map[string]string, ps []nodefacts.Problem) []any {
+	out := make([]any, 0, len(ps))
+	for _, p := range ps {
+		field := []any{"metadata", "labels"}
+		if _, ok := labels[p.Key]; ok {
+			field = append(field, p.Key)
+		}
+		out = append(out, map[string]any{"label": p.Label, "reason": p.Reason, "field": pointer(field)})
+	}
+	return out
+}

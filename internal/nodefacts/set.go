@@ -1,0 +1,44 @@
+package nodefacts
+
+import corev1 "k8s.io/api/core/v1"
+
+// Set holds the facts of every node of a run, read once: the input
+// document, the drain sections, the workload checks, status and plan all
+// take them from here rather than reading labels again.
+type Set struct {
+	list  []Facts
+	index map[string]int
+}
+
+// All reads the facts of nodes, in their order.
+func All(nodes []*corev1.Node) *Set {
+	s := &Set{list: make([]Facts, len(nodes)), index: make(map[string]int, len(nodes))}
+	for i, n := range nodes {
+		s.list[i] = Of(n)
+		s.index[n.Name] = i
+	}
+	return s
+}
+
+// List returns the facts in node order.
+func (s *Set) List() []Facts { return s.list }
+
+// Get returns the facts of the node named name.
+func (s *Set) Get(name string) (Facts, bool) {
+	i, ok := s.index[name]
+	if !ok {
+		return Facts{}, false
+	}
+	return s.list[i], true
+}
+
+// GPU counts the GPU nodes.
+func (s *Set) GPU() int {
+	n := 0
+	for _, f := range s.list {
+		if f.GPU {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,21 @@
+package nodefacts
+
+import "strings"
+
+// TagFor builds a precompiled driver image tag,
+// <driver branch>-<kernel version>-<os tag>.
+func TagFor(branch, kernel, osTag string) string {
+	return branch + "-" + kernel + "-" + osTag
+}
+
+// SplitTag is TagFor's inverse. The branch is all digits and an OS tag
+// (ubuntu22.04, rhel9.4) has no dash, so the kernel is what lies between
+// the first and the last dash, dashes and all.
+func SplitTag(tag string) (branch, kernel, osTag string, ok bool) {
+	branch, rest, ok1 := strings.Cut(tag, "-")
+	i := strings.LastIndex(rest, "-")
+	if !ok1 || i <= 0 || i == len(rest)-1 || strings.Trim(branch, "0123456789") != "" || branch == "" {
+		return "", "", "", false
+	}
+	return branch, rest[:i], rest[i+1:], true
+}
