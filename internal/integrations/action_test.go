@@ -61,11 +61,11 @@ func TestActionOnLab(t *testing.T) {
 			t.Errorf("output %s = %q, want %q\n%s", k, out[k], v, log)
 		}
 	}
-	if !strings.Contains(log, "::error file=testdata/lab/k8s/node3.yaml,line=1,title=DRV001 missing-driver-image::Node/lab-node-3:") {
+	if !strings.Contains(log, "::error file=testdata/lab/k8s/node3.yaml,line=15,title=DRV001 missing-driver-image::Node/lab-node-3:") {
 		t.Errorf("no annotation in the log:\n%s", log)
 	}
 	summary, _ := os.ReadFile(r.summary)
-	if !strings.Contains(string(summary), "| ❌ | DRV001 missing-driver-image | Node/lab-node-3 | `testdata/lab/k8s/node3.yaml:1` |") {
+	if !strings.Contains(string(summary), "| ❌ | DRV001 missing-driver-image | Node/lab-node-3 | `testdata/lab/k8s/node3.yaml:15` |") {
 		t.Errorf("step summary:\n%s", summary)
 	}
 	var doc struct {

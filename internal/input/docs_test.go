@@ -1,0 +1,140 @@
+package input
+
+import (
+	"bufio"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/drvcheck/drvcheck/internal/catalog"
+	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/inventory"
+)
+
+// docTables reads docs/input.md: for each section heading, the keys its
+// table's first column names (`a`, `b` names two).
+func docTables(t *testing.T) map[string][]string {
+	t.Helper()
+	f, err := os.Open("../../docs/input.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string][]string{}
+	heading := ""
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "#"):
+			heading = strings.TrimSpace(strings.TrimLeft(line, "#"))
+		case strings.HasPrefix(line, "| `"):
+			cell := strings.Split(line, "|")[1]
+			for _, k := range strings.Split(cell, ",") {
+				out[heading] = append(out[heading], strings.Trim(strings.TrimSpace(k), "`"))
+			}
+		}
+	}
+	return out
+}
+
+// A document that fills every section: the lab, the scheduling fixtures
+// (Gt on a non-integer, a typo key, a CUDA floor, anti-affinity), input.objects,
+// and a live cluster's pods and budgets.
+func fullDocuments(t *testing.T) (files, live map[string]any) {
+	t.Helper()
+	inv := inventoryOf(t, labDir, "../../testdata/scheduling/gt-version-id", "../../testdata/scheduling/typo-key", "../../testdata/scheduling/cuda-floor")
+	m, err := drain.New(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := catalog.New()
+	cat.Add("m.csv", nil)
+	files = build(inv, cat, Options{Drain: m, Objects: []any{}})
+	yes := true
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "gpu", Labels: map[string]string{"app": "a"},
+		OwnerReferences: []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "rs", Controller: &yes}}}}
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "b", Namespace: "gpu"},
+		Spec: policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}}
+	linv := &inventory.Inventory{Live: true, Pods: []*corev1.Pod{pod}, PDBs: []*policyv1.PodDisruptionBudget{pdb}}
+	live = build(linv, catalog.New(), Options{})
+	return files, live
+}
+
+// sections says where in the document each table of docs/input.md lives.
+var sections = map[string]func(files, live map[string]any) []any{
+	"Top level":           func(f, l map[string]any) []any { return []any{f, l} },
+	"`catalog`":           func(f, _ map[string]any) []any { return []any{f["catalog"]} },
+	"`nodes[]`":           func(f, _ map[string]any) []any { return f["nodes"].([]any) },
+	"`workloads[]`":       func(f, _ map[string]any) []any { return f["workloads"].([]any) },
+	"`placement`":         workloadPart("placement"),
+	"`gt_lt[]`":           workloadList("gt_lt"),
+	"`cuda`":              workloadPart("cuda"),
+	"`anti_affinity`":     workloadPart("anti_affinity"),
+	"`unknown_keys[]`":    workloadList("unknown_keys"),
+	"`pdbs[]`":            func(f, _ map[string]any) []any { return f["pdbs"].([]any) },
+	"`drain`":             func(f, _ map[string]any) []any { return slices.Collect(maps.Values(f["drain"].(map[string]any))) },
+	"`cluster.pods[]`":    func(_, l map[string]any) []any { return l["cluster"].(map[string]any)["pods"].([]any) },
+	"`cluster.budgets[]`": func(_, l map[string]any) []any { return l["cluster"].(map[string]any)["budgets"].([]any) },
+}
+
+func workloadPart(key string) func(f, _ map[string]any) []any {
+	return func(f, _ map[string]any) []any {
+		var out []any
+		for _, w := range f["workloads"].([]any) {
+			out = append(out, w.(map[string]any)[key])
+		}
+		return out
+	}
+}
+
+func workloadList(key string) func(f, _ map[string]any) []any {
+	return func(f, _ map[string]any) []any {
+		var out []any
+		for _, w := range f["workloads"].([]any) {
+			out = append(out, w.(map[string]any)[key].([]any)...)
+		}
+		return out
+	}
+}
+
+// TestDocsMatchTheDocument ties docs/input.md to what Build makes: every
+// key a table names is in the document, and every key of the document is
+// in its table. A field added on one side only fails here.
+func TestDocsMatchTheDocument(t *testing.T) {
+	tables := docTables(t)
+	files, live := fullDocuments(t)
+	for heading, where := range sections {
+		documented, ok := tables[heading]
+		if !ok {
+			t.Errorf("docs/input.md has no table under %q", heading)
+			continue
+		}
+		entries := where(files, live)
+		if len(entries) == 0 {
+			t.Errorf("%s: the test document has no entry to compare with", heading)
+			continue
+		}
+		built := map[string]bool{}
+		for _, e := range entries {
+			for k := range e.(map[string]any) {
+				built[k] = true
+			}
+		}
+		for _, k := range documented {
+			if !built[k] {
+				t.Errorf("%s: docs/input.md documents %q, which the document does not have", heading, k)
+			}
+			delete(built, k)
+		}
+		for _, k := range slices.Sorted(maps.Keys(built)) {
+			t.Errorf("%s: the document has %q, which docs/input.md does not document", heading, k)
+		}
+	}
+}
