@@ -56,7 +56,7 @@ func TestVerifyUserPolicies(t *testing.T) {
 		"acme_test.test_non_gpu_nodes_are_ignored":                       Pass,
 		"drvcheck.rules.broken001_test.test_schedulable_node_is_fine":    Pass,
 		"drvcheck.rules.broken001_test.test_cordoned_node_counted_twice": Fail,
-		"drvcheck.rules.drv001_test.test_lab_node_3_lacks_its_image":       Pass,
+		"drvcheck.rules.drv001_test.test_lab_node_3_lacks_its_image":     Pass,
 	} {
 		if outcome[name] != want {
 			t.Errorf("%s: %q, want %q", name, outcome[name], want)

@@ -198,7 +198,9 @@ func TestRegistryFromConfigFile(t *testing.T) {
 	}
 	drv(t, "audit", labDir, "--config", conf, "--cache-dir", t.TempDir()).want(t, 0, "OK\n")
 	// Without the CA from the file, the certificate is not trusted.
-	os.WriteFile(conf, []byte(fmt.Sprintf("registry: [%s]\n", s.Repo("nvidia/driver"))), 0o644)
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf("registry: [%s]\n", s.Repo("nvidia/driver"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	r := drv(t, "audit", labDir, "--config", conf, "--cache-dir", t.TempDir())
 	if r.code != 2 || !strings.Contains(r.stderr, "TLS certificate not trusted") {
 		t.Errorf("config without registry-ca: %+v", r)

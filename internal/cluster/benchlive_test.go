@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -55,7 +56,7 @@ func TestBenchLive(t *testing.T) {
 		cmd := exec.Command(bin, "scan", "--kubeconfig="+c.Kubeconfig, "--matrix="+matrix, "-o", "json")
 		cmd.Stdout = nil
 		err := cmd.Run()
-		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) && ee.ExitCode() == 1 {
 			return nil // findings are expected
 		}
 		return err

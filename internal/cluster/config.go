@@ -40,11 +40,7 @@ func Connect(opt Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("cluster %s: %v", Host(cfg), err)
-	}
-	return &Client{host: Host(cfg), cs: cs}, nil
+	return NewForConfig(cfg)
 }
 
 // NewForConfig returns a client for an already loaded configuration, with
@@ -58,9 +54,6 @@ func NewForConfig(cfg *rest.Config) (*Client, error) {
 	return &Client{host: Host(cfg), cs: cs}, nil
 }
 
-// Host is the cluster's address as errors name it.
-func (c *Client) Host() string { return c.host }
-
 func restConfig(opt Options) (*rest.Config, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = opt.Kubeconfig
@@ -70,7 +63,7 @@ func restConfig(opt Options) (*rest.Config, error) {
 		return nil, configError(err)
 	}
 	cfg.Timeout = opt.Timeout
-	return tune(cfg), nil
+	return cfg, nil
 }
 
 // tune sets what makes reading fast and quiet: protobuf for the built-in

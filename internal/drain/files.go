@@ -31,7 +31,7 @@ func (m *Model) filePods(inv *inventory.Inventory, where func(object.Ref) string
 	}
 	var ws []*inventory.Workload
 	for _, w := range all {
-		if _, ok := modelKinds[w.Ref.Kind]; ok && !(w.Owner != nil && read[ownerRef(w)]) {
+		if _, ok := modelKinds[w.Ref.Kind]; ok && (w.Owner == nil || !read[ownerRef(w)]) {
 			ws = append(ws, w)
 		}
 	}

@@ -29,9 +29,6 @@ type Room struct {
 	Overlaps []Overlap
 }
 
-// Blocked reports whether a budget keeps the node from draining.
-func (r Room) Blocked() bool { return len(r.Refusals)+len(r.Overlaps) > 0 }
-
 // all is the flags under which only budgets can stop a drain.
 var all = Flags{Force: true, DeleteEmptyDir: true}
 

@@ -112,9 +112,6 @@ func (s *Sim) NodeOf(p *Pod) string {
 	return p.Node
 }
 
-// Cordoned reports whether the simulation cordoned node.
-func (s *Sim) Cordoned(node string) bool { return s.cordoned[node] }
-
 // Cordon marks node unschedulable, as kubectl cordon and the first step of
 // every drain do.
 func (s *Sim) Cordon(node string) {
@@ -212,9 +209,6 @@ func (s *Sim) Uncordon(node string) []Eviction {
 	}
 	return landed
 }
-
-// Pending lists the evicted pods whose replacement found no node.
-func (s *Sim) Pending() []*Pod { return s.pending }
 
 // evict asks the eviction API about p under its budgets' current numbers.
 func (s *Sim) evict(p *Pod) Outcome {

@@ -19,7 +19,7 @@ func TestReason(t *testing.T) {
 		t.Errorf("Reason(%v) = %v", err, got)
 	}
 	other := errors.New("other")
-	if Reason(other) != other {
+	if got := Reason(other); got != other { //nolint:errorlint // the very same error, not one that wraps it
 		t.Error("an error that is not a file-system error changed")
 	}
 }

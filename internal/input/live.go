@@ -99,7 +99,7 @@ func liveBudgets(pdbs []*policyv1.PodDisruptionBudget, pods []*corev1.Pod) []any
 // pod set; a nil selector matches nothing, an empty one everything), and
 // the sorted nodes they run on.
 func selectedPods(b *policyv1.PodDisruptionBudget, pods []*corev1.Pod) (selected, nodes []any) {
-	selected, nodes = []any{}, []any{}
+	selected = []any{}
 	sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
 	if err != nil {
 		sel = labels.Nothing() // the API server skips invalid selectors too

@@ -6,8 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-
-	"sigs.k8s.io/yaml"
 )
 
 // repo is the repository root; bin holds a drvcheck built once for the
@@ -38,19 +36,6 @@ func run(m *testing.M) int {
 		return 2
 	}
 	return m.Run()
-}
-
-// readYAML decodes a repository file the way its consumer does (YAML, with
-// the field names as written).
-func readYAML(t *testing.T, rel string, into any) {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repo, rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(data, into); err != nil {
-		t.Fatalf("%s: %v", rel, err)
-	}
 }
 
 // pathWith puts dirs in front of PATH, keeping the go toolchain reachable.

@@ -6,8 +6,6 @@
 // casts between look-alike types.
 package object
 
-import "cmp"
-
 // Ref names an object: its kind, namespace ("" for cluster-scoped kinds) and
 // name.
 type Ref struct {
@@ -24,9 +22,4 @@ func (r Ref) String() string {
 		return r.Kind + "/" + r.Name
 	}
 	return r.Kind + "/" + r.Namespace + "/" + r.Name
-}
-
-// Compare orders references by kind, namespace and name.
-func Compare(a, b Ref) int {
-	return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 }

@@ -16,12 +16,3 @@ func TestString(t *testing.T) {
 		}
 	}
 }
-
-func TestCompare(t *testing.T) {
-	a := Ref{Kind: "Deployment", Namespace: "a", Name: "z"}
-	b := Ref{Kind: "Deployment", Namespace: "b", Name: "a"}
-	c := Ref{Kind: "Node", Name: "a"}
-	if Compare(a, b) >= 0 || Compare(b, c) >= 0 || Compare(c, a) <= 0 || Compare(a, a) != 0 {
-		t.Errorf("Compare does not order kind, namespace, name: %d %d %d %d", Compare(a, b), Compare(b, c), Compare(c, a), Compare(a, a))
-	}
-}

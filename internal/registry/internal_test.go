@@ -98,11 +98,11 @@ func TestCacheWriteIsAtomic(t *testing.T) {
 	}
 
 	// A torn or foreign file is an error, never a listing.
-	os.WriteFile(c.path(e.Repository), []byte(`{"repository":"nvcr.io/nvidia/dri`), 0o644)
+	write(t, c.path(e.Repository), `{"repository":"nvcr.io/nvidia/dri`)
 	if got, err := c.read(e.Repository); err == nil || got != nil {
 		t.Errorf("torn file: %+v, %v; want an error", got, err)
 	}
-	os.WriteFile(c.path(e.Repository), []byte(`{"repository":"other/repo","tags":["x"]}`), 0o644)
+	write(t, c.path(e.Repository), `{"repository":"other/repo","tags":["x"]}`)
 	if got, err := c.read(e.Repository); err == nil || got != nil {
 		t.Errorf("foreign file: %+v, %v; want an error", got, err)
 	}
@@ -128,5 +128,12 @@ func TestRedact(t *testing.T) {
 	got := redact(in)
 	if strings.Contains(got, "hunter2") || strings.Contains(got, "token=abc") || !strings.Contains(got, "reg.example/v2/x/tags/list") {
 		t.Errorf("redact(%q) = %q", in, got)
+	}
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -416,7 +416,9 @@ func TestPrivateCA(t *testing.T) {
 	}
 
 	bad := filepath.Join(t.TempDir(), "bad.pem")
-	os.WriteFile(bad, []byte("not a certificate"), 0o644)
+	if err := os.WriteFile(bad, []byte("not a certificate"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	opt.CAFiles = []string{bad}
 	if _, err := registry.New(opt); err == nil || !strings.Contains(err.Error(), "--registry-ca "+bad+": no PEM certificate") {
 		t.Errorf("bad CA file: %v", err)
@@ -438,7 +440,9 @@ func TestCacheWriteFailureOnlyWarns(t *testing.T) {
 	s := registrytest.New(t)
 	s.Push(t, "nvidia/driver", labTags...)
 	blocker := filepath.Join(t.TempDir(), "file")
-	os.WriteFile(blocker, nil, 0o644)
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	opt := fast()
 	opt.CacheDir, opt.CacheTTL = blocker, time.Hour // a file, so no folder can be made in it
 	var mu sync.Mutex

@@ -57,7 +57,7 @@ func Markdown(w io.Writer, r Report, opt Options) error {
 			if x.Expires != "" {
 				reason += " (until " + x.Expires + ")"
 			}
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", cell(x.Rule+" "+x.Title), cell(x.Finding.Object.String()),
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", cell(x.Rule+" "+x.Title), cell(x.Object.String()),
 				location(x.Finding, opt), cell(reason), cell(x.Source))
 		}
 		fmt.Fprintln(bw, "\n</details>")

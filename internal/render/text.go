@@ -83,7 +83,7 @@ func textSuppressed(w io.Writer, r Report, paint func(code, s string) string) {
 	}
 	fmt.Fprintf(w, "%s (%d)\n", paint(bold, "SUPPRESSED"), len(r.Suppressed))
 	for _, x := range r.Suppressed {
-		fmt.Fprintf(w, "  %s %s  %s  (%s: %s)\n", x.Rule, x.Title, x.Finding.Object.String(), x.Source, x.Reason)
+		fmt.Fprintf(w, "  %s %s  %s  (%s: %s)\n", x.Rule, x.Title, x.Object.String(), x.Source, x.Reason)
 	}
 	fmt.Fprintln(w)
 }

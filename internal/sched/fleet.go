@@ -76,9 +76,6 @@ func groupBy(nodes []*corev1.Node, appendKey func(b []byte, i int) []byte) ([]*C
 	return out, classOf
 }
 
-// Total is the number of nodes in the fleet.
-func (f *Fleet) Total() int { return f.total }
-
 func (k Keys) classKey(n *corev1.Node) string {
 	var b strings.Builder
 	if k.ByName {
