@@ -56,7 +56,7 @@ type Finding struct {
 	Stalls []string `json:"-"`
 }
 
-// Sort orders findings by rule, namespace, name (the contract's order), then
+// Sort orders findings by rule, namespace, name (the order the README documents), then
 // by kind, node and message so that equal keys still print stably.
 func Sort(fs []Finding) {
 	slices.SortStableFunc(fs, func(a, b Finding) int {

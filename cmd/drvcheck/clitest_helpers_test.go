@@ -23,10 +23,17 @@ type result struct {
 // drv runs drvcheck with args in-process, as the binary would.
 func drv(t *testing.T, args ...string) result {
 	t.Helper()
+	return drvStdin(t, "", args...)
+}
+
+// drvStdin is drv with stdin; every in-process run of the tests goes
+// through it.
+func drvStdin(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out, errOut bytes.Buffer
-	code := run(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut}, args)
+	code := run(ctx, &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut}, args)
 	return result{out.String(), errOut.String(), code}
 }
 

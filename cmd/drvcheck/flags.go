@@ -17,7 +17,7 @@ import (
 	"github.com/drvcheck/drvcheck/policy"
 )
 
-// options are the flags every command shares (see the contract).
+// options are the flags every command shares (README, "Common flags").
 type options struct {
 	matrix, registry, policies, data, ignore []string
 	reports                                  []string // --report FORMAT=FILE

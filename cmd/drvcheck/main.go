@@ -16,7 +16,7 @@ import (
 	"strings"
 )
 
-// Exit codes, as the contract fixes them.
+// Exit codes, as the README documents them (scripts rely on them).
 const (
 	exitOK       = 0
 	exitFindings = 1

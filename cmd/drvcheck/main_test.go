@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,13 +10,11 @@ import (
 
 const lab = "../../testdata/lab"
 
-// drvcheck runs one command line in-process.
+// drvcheck is drvStdin for tests that take the three results apart.
 func drvcheck(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut}
-	code = run(context.Background(), e, args)
-	return out.String(), errOut.String(), code
+	r := drvStdin(t, stdin, args...)
+	return r.stdout, r.stderr, r.code
 }
 
 // labMatrix writes the lab's support matrix plus extra rows.

@@ -32,7 +32,7 @@ type Count struct {
 }
 
 // Compute is getExpectedPodCount, countHealthyPods and updatePdbStatus of
-// pkg/controller/disruption (reference §1):
+// pkg/controller/disruption (kubernetes pkg/controller/disruption):
 //
 //	maxUnavailable (int or %): expected = sum of controller scales,
 //	    desired = max(0, expected - ceil(maxUnavailable of expected))

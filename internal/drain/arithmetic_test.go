@@ -47,7 +47,7 @@ var (
 )
 
 // Each case states what the disruption controller answers
-// (reference/k8s-semantics.md §1): expected, desired, healthy, allowed.
+// (kubernetes pkg/controller/disruption): expected, desired, healthy, allowed.
 func TestComputeAsTheDisruptionController(t *testing.T) {
 	unready := replicas("Deployment/a", 3)
 	unready[2].Healthy = false
@@ -117,7 +117,7 @@ func TestComputeAsTheDisruptionController(t *testing.T) {
 
 // Overlapping budgets: the disruption controller computes each on its own
 // (both allow here), yet the eviction API answers 500 for every pod they
-// share (reference §1 "Pod matched by several PDBs", §2 step 4).
+// share (the disruption controller counts such a pod under each; the eviction API answers 500).
 func TestOverlappingBudgetsAreComputedApartAndRefusedTogether(t *testing.T) {
 	pods := replicas("Deployment/web", 3)
 	cases := []struct {

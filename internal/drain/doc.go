@@ -3,10 +3,11 @@
 // their eviction, what a drain needs --force or --delete-emptydir-data for,
 // and where evicted replicas land afterwards.
 //
-// It follows Kubernetes' own rules, cited from reference/k8s-semantics.md:
-// the disruption controller's arithmetic (arithmetic.go, §1), the eviction
-// subresource's answers (eviction.go, §2) and kubectl drain's pod filters
-// (filters.go, §3). From files, the pods are a model (files.go): the
+// It follows Kubernetes' own rules, ported from their source: the
+// disruption controller's arithmetic (arithmetic.go; kubernetes
+// pkg/controller/disruption/disruption.go), the eviction subresource's
+// answers (eviction.go; pkg/registry/core/pod/storage/eviction.go) and
+// kubectl drain's pod filters (filters.go; kubectl pkg/drain/filters.go). From files, the pods are a model (files.go): the
 // replicas of Deployments, ReplicaSets and StatefulSets plus bare Pods, all
 // Ready, placed on nodes with internal/sched and required pod anti-affinity
 // (placer.go). From a cluster they are the cluster's pods and the budgets'

@@ -52,7 +52,7 @@ type Outcome struct {
 }
 
 // Evict answers an eviction of pod under the budgets that select it, as
-// EvictionREST.Create does (reference §2), and uses up the budget on
+// EvictionREST.Create does (kubernetes pkg/registry/core/pod/storage/eviction.go), and uses up the budget on
 // success, so that calling it pod after pod replays one drain:
 //
 //  1. Succeeded, Failed, Pending or deleting pods are deleted without a

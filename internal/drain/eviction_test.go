@@ -17,7 +17,7 @@ func policy(p policyv1.UnhealthyPodEvictionPolicyType) *policyv1.UnhealthyPodEvi
 	return &p
 }
 
-// Each case states the eviction subresource's answer (reference §2).
+// Each case states the eviction subresource's answer (kubernetes pkg/registry/core/pod/storage/eviction.go).
 func TestEvictAsTheAPIServer(t *testing.T) {
 	unready := Candidate{Phase: corev1.PodRunning}
 	cases := []struct {

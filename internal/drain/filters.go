@@ -13,7 +13,7 @@ type Flags struct {
 	DeleteEmptyDir bool // --delete-emptydir-data: delete pods with emptyDir volumes
 }
 
-// Verdict is what kubectl drain's filters make of one pod (reference §3).
+// Verdict is what kubectl drain's filters make of one pod (kubectl pkg/drain/filters.go).
 type Verdict struct {
 	// Stays is set for pods the drain leaves alone: "daemonset" (ignored
 	// with --ignore-daemonsets) or "mirror" (static pods, skipped).

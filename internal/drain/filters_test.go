@@ -12,7 +12,7 @@ func owned(kind, apiVersion string) []metav1.OwnerReference {
 	return []metav1.OwnerReference{{Kind: kind, APIVersion: apiVersion, Name: "x", Controller: &yes}}
 }
 
-// Each case states what kubectl drain --ignore-daemonsets does (reference §3).
+// Each case states what kubectl drain --ignore-daemonsets does (kubectl pkg/drain/filters.go).
 func TestFilterAsKubectlDrain(t *testing.T) {
 	emptyDir := []corev1.Volume{{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
 	cases := []struct {

@@ -37,7 +37,7 @@ type Model struct {
 }
 
 // New builds the model of inv: from a cluster (inv.Live) its pods and
-// budget status, from files the contract's pod model placed on the nodes.
+// budget status, from files the pod model of docs/input.md placed on the nodes.
 // A malformed selector is an error naming the object and where it was read.
 func New(inv *inventory.Inventory) (*Model, error) {
 	m := &Model{

@@ -12,7 +12,7 @@ import (
 )
 
 // Reason the scheduler gives for a node that required pod anti-affinity
-// rules out (InterPodAffinity filter, reference §6).
+// rules out (the scheduler's InterPodAffinity filter).
 const ReasonAntiAffinity = "node(s) didn't match pod anti-affinity rules"
 
 // countKey counts the pods of a group in one topology domain: the nodes

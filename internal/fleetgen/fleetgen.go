@@ -22,7 +22,7 @@ type Spec struct {
 	PerFile                int // objects per file; 0 means 100
 }
 
-// Lab-scale numbers from the issue: the speed target.
+// The speed target's fleet (README, make bench).
 var Target = Spec{Nodes: 5000, Workloads: 20000, PDBs: 5000, PerFile: 100}
 
 var (

@@ -1,6 +1,6 @@
 // Package render prints a run's findings in every output format drvcheck
 // offers: text for people (grouped by severity, coloured only on a terminal
-// and never under NO_COLOR), json as the contract fixes it, sarif (2.1.0,
+// and never under NO_COLOR), json in the shape the README documents, sarif (2.1.0,
 // for code scanning), github (workflow commands that annotate pull
 // requests), junit (for CI test reports) and markdown (for step summaries
 // and pull-request comments). Each format is one file; all take the same

@@ -11,12 +11,12 @@ import (
 type jsonReport struct {
 	Findings []policy.Finding `json:"findings"`
 	// Suppressed lists findings held back by an exception, with the
-	// reason; absent when there are none, so the contract's shape holds.
+	// reason; absent when there are none, so the documented shape holds.
 	Suppressed []exceptions.Suppressed `json:"suppressed,omitempty"`
 	Summary    policy.Summary          `json:"summary"`
 }
 
-// JSON prints the contract's shape: sorted findings (never null) and the
+// JSON prints the documented shape (README, "JSON output"): sorted findings (never null) and the
 // summary.
 func JSON(w io.Writer, r Report, _ Options) error {
 	out := jsonReport{Findings: r.Findings, Suppressed: r.Suppressed, Summary: r.Summary}

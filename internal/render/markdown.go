@@ -66,7 +66,7 @@ func Markdown(w io.Writer, r Report, opt Options) error {
 	return bw.Flush()
 }
 
-// bySeverity orders findings errors first, keeping the contract's order
+// bySeverity orders findings errors first, keeping the report's order
 // within each severity.
 func bySeverity(fs []policy.Finding) []policy.Finding {
 	out := make([]policy.Finding, 0, len(fs))

@@ -5,7 +5,7 @@ type Domains struct {
 	Count int // distinct values of the topology key among eligible nodes
 	// Unlimited is set when an eligible node lacks the key: required
 	// anti-affinity rejects a node only when it carries the topology key
-	// (reference/k8s-semantics.md §6), so that node takes any number of pods.
+	// (kubernetes pkg/scheduler/framework/plugins/interpodaffinity/filtering.go), so that node takes any number of pods.
 	Unlimited bool
 }
 

@@ -33,7 +33,7 @@ func newFilter(s *corev1.PodSpec) filter {
 // the node's NoSchedule/NoExecute taints, whatever the other filters say.
 func (f filter) verdict(n *corev1.Node) (reason string, matches, tolerated bool) {
 	// The scheduler ignores the error: a term that cannot be parsed simply
-	// never matches (see reference/k8s-semantics.md §5).
+	// never matches (component-helpers scheduling/corev1/nodeaffinity).
 	matches, _ = f.affinity.Match(n)
 	tolerated = !untolerated(n, f.spec.Tolerations)
 	switch {
