@@ -15,18 +15,15 @@ import (
 
 func runAudit(ctx context.Context, e *env, args []string) error {
 	o := newFlags("audit", "[PATH...]", e.stderr)
-	cf := o.addClusterFlags()
+	o.addClusterFlags()
 	if err := o.parse(args); err != nil {
 		return err
 	}
-	if !o.sourcesConfigured() {
+	if !o.Registry.Configured() {
 		return errors.New("audit: needs --matrix or --registry to know which driver images exist")
 	}
 	paths := o.fs.Args()
-	read, err := reader(ctx, e, o, cf, paths, cluster.Nodes)
-	if err != nil {
-		return err
-	}
+	read := reader(ctx, e, o, paths, cluster.Nodes)
 	res, err := runner.Run(ctx, o.runnerConfig(e, paths), read)
 	if err != nil {
 		return err

@@ -11,7 +11,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	o := newFlags("check", "[PATH...]", e.stderr)
 	o.addReportFlag()
 	nodesFromCluster := o.fs.Bool("nodes-from-cluster", false, "take the nodes from the live cluster and everything else from PATH")
-	cf := o.addClusterFlags()
+	o.addClusterFlags()
 	if err := o.parse(args); err != nil {
 		return err
 	}
@@ -22,11 +22,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	cfg := o.runnerConfig(e, paths)
 	read := runner.Files(cfg)
 	if *nodesFromCluster {
-		cl, err := cf.options()
-		if err != nil {
-			return err
-		}
-		read = runner.FilesWithLiveNodes(ctx, cfg, cl)
+		read = runner.FilesWithLiveNodes(ctx, cfg, o.clusterOptions())
 	}
 	res, err := runner.Run(ctx, cfg, read)
 	if err != nil {

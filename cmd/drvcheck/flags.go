@@ -7,6 +7,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -17,37 +19,67 @@ import (
 	"github.com/drvcheck/drvcheck/policy"
 )
 
-// options are the flags every command shares (README, "Common flags").
+// options are a command's options (internal/config, one struct per
+// concern), from its flags over the config file over the defaults.
 type options struct {
-	matrix, registry, policies, data, ignore []string
-	reports                                  []string // --report FORMAT=FILE
-	output, failOn, configPath               string
-	reg                                      registryFlags
-	cudaCompat                               string
+	config.Loading
+	config.Registry
+	config.Rules
+	config.Output
+	config.Reports
+	cluster    *config.Cluster // nil unless the command reads clusters
+	configPath string
 
-	fs   *pflag.FlagSet
-	conf *config.File
+	fs     *pflag.FlagSet
+	bound  []any // the structs whose flags the command has
+	conf   *config.File
+	stderr io.Writer
 }
 
-// newFlags registers the shared flags; a command adds its own to o.fs.
+// newFlags registers the flags every command that evaluates rules shares;
+// a command adds its own to o.fs.
 func newFlags(name, args string, stderr io.Writer) *options {
+	o := newBareFlags(name, args, stderr)
+	o.bind(&o.Registry, &o.Rules, &o.Loading, &o.Output)
+	o.addConfigFlag()
+	return o
+}
+
+// newBareFlags has no flag but --help; the command binds the options it
+// uses.
+func newBareFlags(name, args string, stderr io.Writer) *options {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
-	o := &options{fs: fs}
-	fs.StringArrayVar(&o.matrix, "matrix", nil, "support-matrix CSV (header driver_branch,kernel,os_tag); repeatable")
-	o.addRegistryFlags()
-	fs.StringArrayVar(&o.policies, "policy", nil, "folder or .rego file of extra rules; repeatable")
-	fs.StringArrayVar(&o.data, "data", nil, "JSON or YAML data for the rules; repeatable")
-	fs.StringArrayVar(&o.ignore, "ignore", nil, "glob of paths to skip when walking folders; repeatable")
-	fs.StringVarP(&o.output, "output", "o", "text", "output format: "+strings.Join(render.Formats(), ", "))
-	fs.StringVar(&o.failOn, "fail-on", policy.Error, "lowest severity that exits 1: error, warning or none")
-	fs.StringVar(&o.cudaCompat, "cuda-compat", string(cuda.Minor), "driver floor of a CUDA image: minor (the major's minor-version compatibility floor) or strict (the toolkit's own minimum driver)")
-	fs.StringVar(&o.configPath, "config", "", "config file (default .drvcheck.yaml in the working folder, when present)")
+	o := &options{fs: fs, stderr: stderr}
+	o.Loading, o.Registry, o.Rules, _, o.Output = config.Defaults()
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: drvcheck %s %s\n\nFlags:\n%s", name, args, fs.FlagUsages())
+		fmt.Fprintf(stderr, "Usage: drvcheck %s %s\n", name, args)
+		if fs.HasFlags() {
+			fmt.Fprintf(stderr, "\nFlags:\n%s", fs.FlagUsages())
+		}
 	}
 	return o
+}
+
+func (o *options) addConfigFlag() {
+	o.fs.StringVar(&o.configPath, "config", "", "config file (default .drvcheck.yaml in the working folder, when present)")
+}
+
+func (o *options) bind(structs ...any) {
+	config.Bind(o.fs, structs...)
+	o.bound = append(o.bound, structs...)
+}
+
+// addReportFlag registers --report, for the commands that write reports.
+func (o *options) addReportFlag() { o.bind(&o.Reports) }
+
+// addClusterFlags registers --kubeconfig, --context and --request-timeout,
+// named and loaded as kubectl does.
+func (o *options) addClusterFlags() {
+	_, _, _, c, _ := config.Defaults()
+	o.cluster = &c
+	o.bind(o.cluster)
 }
 
 // parse parses args and merges the config file: a flag given on the command
@@ -61,21 +93,8 @@ func (o *options) parse(args []string) error {
 		return err
 	}
 	o.conf = conf
-	o.fromConfig("matrix", &o.matrix, conf.Matrix)
-	o.fromConfig("registry", &o.registry, conf.Registry)
-	o.fromConfig("registry-ca", &o.reg.ca, conf.RegistryCA)
-	o.fromConfig("insecure-registry", &o.reg.insecure, conf.InsecureRegistry)
-	o.fromConfig("policy", &o.policies, conf.Policy)
-	o.fromConfig("data", &o.data, conf.Data)
-	o.fromConfig("ignore", &o.ignore, conf.Ignore)
-	if conf.FailOn != "" && !o.fs.Changed("fail-on") {
-		o.failOn = conf.FailOn
-	}
-	if conf.Output != "" && !o.fs.Changed("output") {
-		o.output = conf.Output
-	}
-	if conf.CUDACompat != "" && !o.fs.Changed("cuda-compat") {
-		o.cudaCompat = conf.CUDACompat
+	if err := conf.Apply(o.fs, o.bound...); err != nil {
+		return err
 	}
 	return o.validate()
 }
@@ -91,23 +110,20 @@ func (o *options) parseFlags(args []string) error {
 	return nil
 }
 
-func (o *options) fromConfig(flag string, dst *[]string, vals []string) {
-	if len(vals) > 0 && (o.fs.Lookup(flag) == nil || !o.fs.Changed(flag)) {
-		*dst = vals
-	}
-}
-
 func (o *options) validate() error {
-	if _, err := cuda.ParseCompat(o.cudaCompat); err != nil {
+	if _, err := cuda.ParseCompat(o.CUDACompat); err != nil {
 		return err
 	}
-	switch o.failOn {
+	switch o.FailOn {
 	case policy.Error, policy.Warning, "none":
 	default:
-		return fmt.Errorf("--fail-on %q: want error, warning or none", o.failOn)
+		return fmt.Errorf("--fail-on %q: want error, warning or none", o.FailOn)
 	}
-	if !slices.Contains(render.Formats(), o.output) {
-		return fmt.Errorf("--output %q: want one of %s", o.output, strings.Join(render.Formats(), ", "))
+	if !slices.Contains(render.Formats(), o.Output.Output) {
+		return fmt.Errorf("--output %q: want one of %s", o.Output.Output, strings.Join(render.Formats(), ", "))
+	}
+	if o.cluster != nil && o.cluster.RequestTimeout < 0 {
+		return fmt.Errorf("--request-timeout %s: must not be negative", time.Duration(o.cluster.RequestTimeout))
 	}
 	_, err := o.reportFiles()
 	return err
@@ -116,33 +132,36 @@ func (o *options) validate() error {
 // runnerConfig turns the options and the paths into what a run reads.
 func (o *options) runnerConfig(e *env, paths []string) runner.Config {
 	return runner.Config{
-		Paths:    paths,
-		Ignore:   o.ignore,
-		Stdin:    e.stdin,
-		Matrix:   o.matrix,
-		Policies: o.policies,
-		Data:     o.data,
-
-		Registry:        o.registry,
-		RegistryOptions: o.registryOptions(e.stderr),
-		CUDACompat:      o.cudaCompat,
-		Exceptions:      o.conf.Exceptions,
-		ConfigFile:      o.conf.Path,
+		Paths:      paths,
+		Stdin:      e.stdin,
+		Loading:    o.Loading,
+		Registry:   o.Registry,
+		Rules:      o.Rules,
+		Warn:       o.warn(),
+		Exceptions: o.conf.Exceptions,
+		ConfigFile: o.conf.Path,
 	}
 }
 
-// sourcesConfigured reports whether any source of existing tags is given.
-func (o *options) sourcesConfigured() bool {
-	return len(o.matrix) > 0 || len(o.registry) > 0
+// warn prints notes that do not change the answer (a cache that could not
+// be written, say) on stderr, one line each; registries are listed in
+// parallel.
+func (o *options) warn() func(string) {
+	var mu sync.Mutex
+	return func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(o.stderr, "drvcheck: warning: %s\n", oneLine(msg))
+	}
 }
 
 // fails reports whether findings reach --fail-on.
 func (o *options) fails(fs []policy.Finding) bool {
-	if o.failOn == "none" {
+	if o.FailOn == "none" {
 		return false
 	}
 	for _, f := range fs {
-		if policy.Rank(f.Severity) >= policy.Rank(o.failOn) {
+		if policy.Rank(f.Severity) >= policy.Rank(o.FailOn) {
 			return true
 		}
 	}

@@ -12,15 +12,12 @@ import (
 // without PATH. Users write their rules against what it shows.
 func runInput(ctx context.Context, e *env, args []string) error {
 	o := newFlags("input", "[PATH...]", e.stderr)
-	cf := o.addClusterFlags()
+	o.addClusterFlags()
 	if err := o.parse(args); err != nil {
 		return err
 	}
 	paths := o.fs.Args()
-	read, err := reader(ctx, e, o, cf, paths)
-	if err != nil {
-		return err
-	}
+	read := reader(ctx, e, o, paths)
 	doc, err := runner.Document(ctx, o.runnerConfig(e, paths), read)
 	if err != nil {
 		return err

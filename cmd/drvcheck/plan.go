@@ -23,7 +23,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	o.fs.IntVar(&opt.MaxParallel, "max-parallel-upgrades", 1, "with --all: nodes upgraded at once, as driver.upgradePolicy.maxParallelUpgrades (0 = all)")
 	o.fs.BoolVar(&opt.Flags.Force, "force", false, "the drain deletes pods without a controller (kubectl drain --force; drain.force)")
 	o.fs.BoolVar(&opt.Flags.DeleteEmptyDir, "delete-emptydir-data", false, "the drain deletes pods with emptyDir volumes (drain.deleteEmptyDir)")
-	cf := o.addClusterFlags()
+	o.addClusterFlags()
 	if err := o.parse(args); err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if err := nodefacts.CheckVersion(opt.Driver); err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
-	if err := render.TextOrJSON("plan", o.output); err != nil {
+	if err := render.TextOrJSON("plan", o.Output.Output); err != nil {
 		return err
 	}
 	paths := o.fs.Args()
@@ -44,12 +44,12 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		}
 		node, paths = paths[0], paths[1:]
 	}
-	m, after, err := upgradeFacts(ctx, e, o, cf, paths, node, opt.Driver)
+	m, after, err := upgradeFacts(ctx, e, o, paths, node, opt.Driver)
 	if err != nil {
 		return err
 	}
 	if all {
-		return printRolling(e, o.output, m, after, opt)
+		return printRolling(e, o.Output.Output, m, after, opt)
 	}
 	p, err := plan.ForNode(m, after, node, opt.Options)
 	if errors.As(err, new(*plan.UnknownNodeError)) {
@@ -58,7 +58,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
-	if err := render.Plan(e.stdout, o.output, p); err != nil || p.CanRun {
+	if err := render.Plan(e.stdout, o.Output.Output, p); err != nil || p.CanRun {
 		return err
 	}
 	return errFindings
@@ -67,11 +67,8 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 // upgradeFacts reads the objects once and returns the drain model of the
 // fleet as it is and what the rules say of it once node (every GPU node
 // when "") runs driver.
-func upgradeFacts(ctx context.Context, e *env, o *options, cf *clusterFlags, paths []string, node, driver string) (*drain.Model, plan.After, error) {
-	read, err := reader(ctx, e, o, cf, paths)
-	if err != nil {
-		return nil, plan.After{}, err
-	}
+func upgradeFacts(ctx context.Context, e *env, o *options, paths []string, node, driver string) (*drain.Model, plan.After, error) {
+	read := reader(ctx, e, o, paths)
 	var now *inventory.Inventory
 	keep := func(keepRaw bool) (*inventory.Inventory, error) {
 		inv, err := read(keepRaw)

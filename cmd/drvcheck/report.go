@@ -14,15 +14,10 @@ import (
 // reportFile is one --report FORMAT=FILE.
 type reportFile struct{ format, path string }
 
-// addReportFlag registers --report, for the commands that end in emit.
-func (o *options) addReportFlag() {
-	o.fs.StringArrayVar(&o.reports, "report", nil, "also write the report in FORMAT to FILE (FORMAT=FILE, e.g. sarif=drvcheck.sarif); repeatable")
-}
-
 // reportFiles parses every --report, so a typo fails before the run.
 func (o *options) reportFiles() ([]reportFile, error) {
 	var out []reportFile
-	for _, r := range o.reports {
+	for _, r := range o.Report {
 		format, path, ok := strings.Cut(r, "=")
 		if !ok || path == "" {
 			return nil, fmt.Errorf("--report %q: want FORMAT=FILE, e.g. sarif=drvcheck.sarif", r)
@@ -45,7 +40,7 @@ func (o *options) emit(e *env, res *runner.Result) error {
 	rep := reportOf(res)
 	opt := renderOptions()
 	opt.Color = e.color
-	if err := render.Render(e.stdout, o.output, rep, opt); err != nil {
+	if err := render.Render(e.stdout, o.Output.Output, rep, opt); err != nil {
 		return err
 	}
 	files, err := o.reportFiles()

@@ -12,18 +12,14 @@ import (
 func runScan(ctx context.Context, e *env, args []string) error {
 	o := newFlags("scan", "", e.stderr)
 	o.addReportFlag()
-	cf := o.addClusterFlags()
+	o.addClusterFlags()
 	if err := o.parse(args); err != nil {
 		return err
 	}
 	if o.fs.NArg() > 0 {
 		return fmt.Errorf("scan: reads the live cluster and takes no PATH (got %s); use check for manifests", strings.Join(o.fs.Args(), " "))
 	}
-	cl, err := cf.options()
-	if err != nil {
-		return err
-	}
-	res, err := runner.Run(ctx, o.runnerConfig(e, nil), runner.Live(ctx, cl))
+	res, err := runner.Run(ctx, o.runnerConfig(e, nil), runner.Live(ctx, o.clusterOptions()))
 	if err != nil {
 		return err
 	}

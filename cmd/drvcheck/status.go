@@ -13,24 +13,21 @@ import (
 // explains some node's stall reaches --fail-on.
 func runStatus(ctx context.Context, e *env, args []string) error {
 	o := newFlags("status", "[PATH...]", e.stderr)
-	cf := o.addClusterFlags()
+	o.addClusterFlags()
 	if err := o.parse(args); err != nil {
 		return err
 	}
-	if err := render.TextOrJSON("status", o.output); err != nil {
+	if err := render.TextOrJSON("status", o.Output.Output); err != nil {
 		return err
 	}
 	paths := o.fs.Args()
-	read, err := reader(ctx, e, o, cf, paths)
-	if err != nil {
-		return err
-	}
+	read := reader(ctx, e, o, paths)
 	res, err := runner.Run(ctx, o.runnerConfig(e, paths), read)
 	if err != nil {
 		return err
 	}
 	rows := status.Rows(res.Facts, res.Catalog, res.Findings)
-	if err := render.Status(e.stdout, o.output, rows); err != nil {
+	if err := render.Status(e.stdout, o.Output.Output, rows); err != nil {
 		return err
 	}
 	var explaining []policy.Finding

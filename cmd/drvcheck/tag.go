@@ -17,7 +17,7 @@ import (
 func runTag(ctx context.Context, e *env, args []string) error {
 	o := newFlags("tag", "NODE [PATH...]", e.stderr)
 	check := o.fs.Bool("check", false, "also say whether the tag exists, and in which of the --matrix and --registry sources (exit 1 when in none)")
-	cf := o.addClusterFlags()
+	o.addClusterFlags()
 	if err := o.parse(args); err != nil {
 		return err
 	}
@@ -25,7 +25,7 @@ func runTag(ctx context.Context, e *env, args []string) error {
 		return errors.New("tag: no NODE given")
 	}
 	name, paths := o.fs.Arg(0), o.fs.Args()[1:]
-	n, err := findNode(ctx, e, o, cf, name, paths)
+	n, err := findNode(ctx, e, o, name, paths)
 	if err != nil {
 		return err
 	}
@@ -44,13 +44,9 @@ func runTag(ctx context.Context, e *env, args []string) error {
 
 // findNode gets the node named name from the manifests under paths, or
 // from the live cluster without paths.
-func findNode(ctx context.Context, e *env, o *options, cf *clusterFlags, name string, paths []string) (*corev1.Node, error) {
+func findNode(ctx context.Context, e *env, o *options, name string, paths []string) (*corev1.Node, error) {
 	if len(paths) == 0 {
-		cl, err := cf.options()
-		if err != nil {
-			return nil, err
-		}
-		n, err := runner.LiveNode(ctx, cl, name)
+		n, err := runner.LiveNode(ctx, o.clusterOptions(), name)
 		if err != nil {
 			return nil, fmt.Errorf("tag: %w", err)
 		}
@@ -71,7 +67,7 @@ func findNode(ctx context.Context, e *env, o *options, cf *clusterFlags, name st
 // checkTag prints whether any configured source has tag (exit 0) or none
 // does (exit 1). A source that cannot be read is exit 2, never MISSING.
 func checkTag(ctx context.Context, e *env, o *options, tag string) error {
-	if !o.sourcesConfigured() {
+	if !o.Registry.Configured() {
 		return errors.New("tag --check: needs --matrix or --registry to know which driver images exist")
 	}
 	cat, err := catalog.Read(ctx, o.runnerConfig(e, nil).Sources())

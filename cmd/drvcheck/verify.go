@@ -12,19 +12,21 @@ import (
 // Exit 0 when every test passes, 1 when one fails or errs, 2 when the
 // policies do not compile.
 func runVerify(ctx context.Context, e *env, args []string) error {
-	o := newFlags("verify", "[DIR...]", e.stderr)
+	o := newBareFlags("verify", "[DIR...]", e.stderr)
+	o.bind(&o.Rules, &o.Output)
+	o.addConfigFlag()
 	if err := o.parse(args); err != nil {
 		return err
 	}
 	format := "text"
 	if o.fs.Changed("output") {
-		format = o.output
+		format = o.Output.Output
 	}
 	if err := render.TextOrJSON("verify", format); err != nil {
 		return err
 	}
-	dirs := append(o.fs.Args(), o.policies...)
-	results, err := policy.Verify(ctx, policy.Options{Policies: dirs, Data: o.data})
+	dirs := append(o.fs.Args(), o.Policy...)
+	results, err := policy.Verify(ctx, policy.Options{Policies: dirs, Data: o.Data})
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ var (
 )
 
 func runVersion(_ context.Context, e *env, args []string) error {
-	o := newFlags("version", "", e.stderr)
+	o := newBareFlags("version", "", e.stderr)
 	if err := o.parseFlags(args); err != nil {
 		return err
 	}

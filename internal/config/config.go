@@ -1,14 +1,21 @@
-// Package config reads .drvcheck.yaml, the per-repository defaults for the
-// command-line flags and the list of exceptions. Paths in it are relative to
-// the file's own folder, so a repository's config works from anywhere.
+// Package config holds drvcheck's options, one struct per concern (loading,
+// registry, rules, cluster, output), and reads .drvcheck.yaml, the
+// per-repository defaults of the same options and the list of exceptions.
+// Each option is spelled once, as a struct field whose name is both the
+// flag and the file's key; paths in the file are relative to its own
+// folder, so a repository's config works from anywhere.
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
-	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 
@@ -18,24 +25,13 @@ import (
 // DefaultFile is read from the working folder when --config is not given.
 const DefaultFile = ".drvcheck.yaml"
 
-// File is the content of a config file. Every key mirrors a flag.
+// File is a config file: options by key, and exceptions.
 type File struct {
-	Matrix     []string    `json:"matrix,omitempty"`
-	Registry   []string    `json:"registry,omitempty"`
-	Policy     []string    `json:"policy,omitempty"`
-	Data       []string    `json:"data,omitempty"`
-	Ignore     []string    `json:"ignore,omitempty"`
-	FailOn     string      `json:"fail-on,omitempty"`
-	Output     string      `json:"output,omitempty"`
-	CUDACompat string      `json:"cuda-compat,omitempty"`
-	Exceptions []Exception `json:"exceptions,omitempty"`
-
-	// RegistryCA and InsecureRegistry mirror --registry-ca and --insecure-registry.
-	RegistryCA       []string `json:"registry-ca,omitempty"`
-	InsecureRegistry []string `json:"insecure-registry,omitempty"`
-
+	Exceptions []Exception
 	// Path is where the file was read from; empty when none was.
-	Path string `json:"-"`
+	Path string
+
+	options map[string]json.RawMessage
 }
 
 // Exception suppresses one rule on one object, for a reason, until an
@@ -48,7 +44,8 @@ type Exception struct {
 }
 
 // Load reads path; with path empty it reads DefaultFile when present and
-// returns an empty File otherwise.
+// returns an empty File otherwise. A key that is no option, or a value of
+// the wrong type, is an error naming the file and the key.
 func Load(path string) (*File, error) {
 	explicit := path != ""
 	if !explicit {
@@ -61,18 +58,31 @@ func Load(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, fileerr.Reason(err))
 	}
-	var f File
-	if err := yaml.UnmarshalStrict(data, &f); err != nil {
+	f := &File{Path: path, options: map[string]json.RawMessage{}}
+	if err := yaml.Unmarshal(data, &f.options); err != nil {
 		return nil, fmt.Errorf("config %s: %v", path, err)
 	}
-	f.Path = path
-	dir := filepath.Dir(path)
-	for _, list := range [][]string{f.Matrix, f.Policy, f.Data, f.RegistryCA} {
-		for i, p := range list {
-			if !filepath.IsAbs(p) {
-				list[i] = filepath.Join(dir, p)
-			}
+	if raw, ok := f.options["exceptions"]; ok {
+		delete(f.options, "exceptions")
+		if err := strict(raw, &f.Exceptions); err != nil {
+			return nil, fmt.Errorf("config %s: exceptions: %v", path, err)
 		}
 	}
-	return &f, nil
+	known := keys()
+	for k, raw := range f.options {
+		t, ok := known[k]
+		if !ok {
+			return nil, fmt.Errorf("config %s: unknown key %q (want exceptions or one of %s)", path, k, strings.Join(slices.Sorted(maps.Keys(known)), ", "))
+		}
+		if err := json.Unmarshal(raw, reflect.New(t).Interface()); err != nil {
+			return nil, fmt.Errorf("config %s: %s: %v", path, k, err)
+		}
+	}
+	return f, nil
+}
+
+func strict(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drvcheck/drvcheck/internal/config"
 	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/internal/runner"
 	"github.com/drvcheck/drvcheck/policy"
@@ -60,7 +61,7 @@ func TestGitHubEscaping(t *testing.T) {
 func TestGitHubLab(t *testing.T) {
 	lab := filepath.Join("..", "..", "testdata", "lab")
 	res, err := runner.Check(context.Background(), runner.Config{
-		Paths: []string{lab}, Matrix: []string{filepath.Join(lab, "support-matrix.csv")},
+		Paths: []string{lab}, Registry: config.Registry{Matrix: []string{filepath.Join(lab, "support-matrix.csv")}},
 	})
 	if err != nil {
 		t.Fatal(err)

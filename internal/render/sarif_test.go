@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drvcheck/drvcheck/internal/config"
 	"github.com/drvcheck/drvcheck/internal/runner"
 )
 
@@ -160,8 +161,8 @@ func TestSARIFNoFindingsIsValid(t *testing.T) {
 func TestSARIFLab(t *testing.T) {
 	lab := filepath.Join("..", "..", "testdata", "lab")
 	res, err := runner.Check(context.Background(), runner.Config{
-		Paths:  []string{lab},
-		Matrix: []string{filepath.Join(lab, "support-matrix.csv")},
+		Paths:    []string{lab},
+		Registry: config.Registry{Matrix: []string{filepath.Join(lab, "support-matrix.csv")}},
 	})
 	if err != nil {
 		t.Fatal(err)

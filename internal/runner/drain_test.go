@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drvcheck/drvcheck/internal/config"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -12,7 +13,7 @@ import (
 // on its minAvailable line, and the bare cuda12-job on lab-node-0 is DRV023,
 // placed on the Pod's metadata (where an owner would be named).
 func TestLabDrainFindings(t *testing.T) {
-	res, err := Check(context.Background(), Config{Paths: []string{"../../testdata/lab"}, Matrix: []string{"../../testdata/lab/support-matrix.csv"}})
+	res, err := Check(context.Background(), Config{Paths: []string{"../../testdata/lab"}, Registry: config.Registry{Matrix: []string{"../../testdata/lab/support-matrix.csv"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,8 @@ import (
 func TestCheckAppliesExceptions(t *testing.T) {
 	lab := filepath.Join("..", "..", "testdata", "lab")
 	cfg := Config{
-		Paths:  []string{lab},
-		Matrix: []string{filepath.Join(lab, "support-matrix.csv")},
+		Paths:    []string{lab},
+		Registry: config.Registry{Matrix: []string{filepath.Join(lab, "support-matrix.csv")}},
 	}
 	base, err := Check(context.Background(), cfg)
 	if err != nil {

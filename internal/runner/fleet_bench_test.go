@@ -16,6 +16,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 	yaml "sigs.k8s.io/yaml/goyaml.v3"
 
+	"github.com/drvcheck/drvcheck/internal/config"
 	"github.com/drvcheck/drvcheck/internal/fleetgen"
 )
 
@@ -158,7 +159,7 @@ func BenchmarkDecodeFleet(b *testing.B) {
 
 func BenchmarkCheckFleet(b *testing.B) {
 	dir, matrix := fleet(b)
-	cfg := Config{Paths: []string{filepath.Join(dir, "k8s")}, Matrix: []string{matrix}}
+	cfg := Config{Paths: []string{filepath.Join(dir, "k8s")}, Registry: config.Registry{Matrix: []string{matrix}}}
 	b.ResetTimer()
 	for b.Loop() {
 		res, err := Check(context.Background(), cfg)

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/authn"
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
+	"github.com/drvcheck/drvcheck/internal/config"
 	"github.com/drvcheck/drvcheck/internal/fleetgen"
 	"github.com/drvcheck/drvcheck/internal/registry"
 	"github.com/drvcheck/drvcheck/internal/registry/registrytest"
@@ -83,8 +84,8 @@ func (anonymous) Resolve(authn.Resource) (authn.Authenticator, error) { return a
 func fleetConfig(s *registrytest.Server, path string) Config {
 	return Config{
 		Paths:           []string{path},
-		Registry:        []string{s.Repo(fleetRepo)},
-		RegistryOptions: registry.Options{Keychain: anonymous{}, Timeout: 30 * time.Second},
+		Registry:        config.Registry{Registry: []string{s.Repo(fleetRepo)}, Timeout: config.Duration(30 * time.Second)},
+		RegistryOptions: registry.Options{Keychain: anonymous{}},
 	}
 }
 

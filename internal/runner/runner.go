@@ -17,21 +17,20 @@ import (
 	"github.com/drvcheck/drvcheck/policy"
 )
 
-// Config is everything a run reads.
+// Config is everything a run reads: the paths, and the options of
+// internal/config as the command line and the config file set them.
 type Config struct {
-	Paths    []string
-	Ignore   []string
-	Stdin    io.Reader
-	Matrix   []string
-	Policies []string
-	Data     []string
+	Paths []string
+	Stdin io.Reader
+	config.Loading
+	config.Registry
+	config.Rules
 
-	// Registry names image repositories whose tags exist (--registry);
-	// RegistryOptions say how to reach them (CA, timeout, cache, offline).
-	Registry        []string
+	// RegistryOptions tune the registry client beyond the options (a
+	// keychain or page size for tests); the options' fields win.
 	RegistryOptions registry.Options
-	// CUDACompat is --cuda-compat: minor (default) or strict.
-	CUDACompat string
+	// Warn receives notes that do not change the answer; nil drops them.
+	Warn func(string)
 	// Exceptions come from the config file named by ConfigFile; Today
 	// decides which have expired (zero: now).
 	Exceptions []config.Exception
@@ -51,7 +50,11 @@ type Upgrade struct {
 
 // Sources are the sources of existing tags cfg names.
 func (cfg Config) Sources() catalog.Sources {
-	return catalog.Sources{Matrix: cfg.Matrix, Registry: cfg.Registry, RegistryOptions: cfg.RegistryOptions}
+	r, opt := cfg.Registry, cfg.RegistryOptions
+	opt.CAFiles, opt.Insecure, opt.Offline = r.CA, r.Insecure, r.Offline
+	opt.Timeout, opt.CacheDir, opt.CacheTTL = time.Duration(r.Timeout), r.CacheDir, time.Duration(r.CacheTTL)
+	opt.Warn = cfg.Warn
+	return catalog.Sources{Matrix: r.Matrix, Registry: r.Registry, RegistryOptions: opt}
 }
 
 // Result is the outcome of a run.
@@ -108,7 +111,7 @@ func Document(ctx context.Context, cfg Config, read Reader) (map[string]any, err
 
 // open compiles the rules, reads the objects and the tags that exist.
 func open(ctx context.Context, cfg Config, read Reader) (*policy.Engine, *inventory.Inventory, *catalog.Catalog, error) {
-	engine, err := policy.New(ctx, policy.Options{Policies: cfg.Policies, Data: cfg.Data})
+	engine, err := policy.New(ctx, policy.Options{Policies: cfg.Policy, Data: cfg.Data})
 	if err != nil {
 		return nil, nil, nil, err
 	}

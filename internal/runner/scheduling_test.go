@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drvcheck/drvcheck/internal/config"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -177,11 +178,11 @@ func TestCUDACompatAndDataTable(t *testing.T) {
 	if err := os.WriteFile(data, []byte(table), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	minor := run(t, Config{Paths: []string{lab}, Data: []string{data}})
+	minor := run(t, Config{Paths: []string{lab}, Rules: config.Rules{Data: []string{data}}})
 	if got := find(minor, "DRV012", "cuda12-job"); len(got) != 0 {
 		t.Errorf("minor: %+v", got)
 	}
-	strict := run(t, Config{Paths: []string{lab}, Data: []string{data}, CUDACompat: "strict"})
+	strict := run(t, Config{Paths: []string{lab}, Rules: config.Rules{Data: []string{data}, CUDACompat: "strict"}})
 	f := one(t, strict, "DRV012", "cuda12-job")
 	if f.Node != "lab-node-0" || !strings.Contains(f.Message, ">= 555") || !strings.Contains(f.Message, "--data") {
 		t.Errorf("strict: node %q message %q", f.Node, f.Message)
@@ -193,14 +194,14 @@ func TestCUDACompatAndDataTable(t *testing.T) {
 }
 
 func TestBadCUDASettingsAreErrors(t *testing.T) {
-	if _, err := Check(context.Background(), Config{Paths: []string{lab}, CUDACompat: "loose"}); err == nil {
+	if _, err := Check(context.Background(), Config{Paths: []string{lab}, Rules: config.Rules{CUDACompat: "loose"}}); err == nil {
 		t.Error("--cuda-compat loose accepted")
 	}
 	data := filepath.Join(t.TempDir(), "cuda.yaml")
 	if err := os.WriteFile(data, []byte("drvcheck:\n  cuda:\n    images:\n      r: [\"12.4\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Check(context.Background(), Config{Paths: []string{lab}, Data: []string{data}})
+	_, err := Check(context.Background(), Config{Paths: []string{lab}, Rules: config.Rules{Data: []string{data}}})
 	if err == nil || !strings.Contains(err.Error(), `drvcheck.cuda.images["r"]`) {
 		t.Errorf("malformed table: %v", err)
 	}

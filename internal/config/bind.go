@@ -1,0 +1,128 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Duration is a time.Duration written as in Go and kubectl ("30s", "1h").
+type Duration time.Duration
+
+// UnmarshalJSON reads "30s"; a bare number would be nanoseconds, which no
+// one means, so it is refused.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("want a duration such as 30s")
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration such as 30s", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Bind registers a flag for every field of each options struct (pointers),
+// with the field's current value as its default.
+func Bind(fs *pflag.FlagSet, opts ...any) {
+	for _, o := range opts {
+		eachField(o, func(f field) {
+			switch p := f.value.Addr().Interface().(type) {
+			case *[]string:
+				fs.StringArrayVarP(p, f.name, f.short, *p, f.usage)
+			case *string:
+				fs.StringVarP(p, f.name, f.short, *p, f.usage)
+			case *bool:
+				fs.BoolVarP(p, f.name, f.short, *p, f.usage)
+			case *Duration:
+				fs.DurationVarP((*time.Duration)(p), f.name, f.short, time.Duration(*p), f.usage)
+			default:
+				panic(fmt.Sprintf("config: option %s has a type Bind does not know: %T", f.name, p))
+			}
+		})
+	}
+}
+
+// Apply sets every option the file gives and the command line does not,
+// so a flag wins over the file, and the file over the default. Paths are
+// taken relative to the file's folder.
+func (file *File) Apply(fs *pflag.FlagSet, opts ...any) error {
+	for _, o := range opts {
+		var err error
+		eachField(o, func(f field) {
+			raw, given := file.options[f.name]
+			if err != nil || !given || (fs.Lookup(f.name) != nil && fs.Changed(f.name)) {
+				return
+			}
+			if err = json.Unmarshal(raw, f.value.Addr().Interface()); err != nil {
+				err = fmt.Errorf("config %s: %s: %v", file.Path, f.name, err)
+				return
+			}
+			if f.path {
+				file.resolve(f.value)
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resolve makes the relative paths of a path option relative to the file.
+func (file *File) resolve(v reflect.Value) {
+	dir := filepath.Dir(file.Path)
+	join := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	switch x := v.Addr().Interface().(type) {
+	case *string:
+		*x = join(*x)
+	case *[]string:
+		for i, p := range *x {
+			// A report is FORMAT=FILE: only the file is a path.
+			if format, path, ok := strings.Cut(p, "="); ok {
+				(*x)[i] = format + "=" + join(path)
+				continue
+			}
+			(*x)[i] = join(p)
+		}
+	}
+}
+
+// field is one option: its flag and key, help, and value.
+type field struct {
+	name, short, usage string
+	path               bool
+	value              reflect.Value
+}
+
+func eachField(opts any, do func(field)) {
+	v := reflect.ValueOf(opts).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		_, path := sf.Tag.Lookup("path")
+		do(field{name: name, short: sf.Tag.Get("short"), usage: sf.Tag.Get("usage"), path: path, value: v.Field(i)})
+	}
+}
+
+// keys lists every key a config file may hold.
+func keys() map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for _, o := range every {
+		eachField(o, func(f field) { out[f.name] = f.value.Type() })
+	}
+	return out
+}

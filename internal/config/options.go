@@ -1,0 +1,72 @@
+package config
+
+import (
+	"github.com/drvcheck/drvcheck/internal/cluster"
+	"github.com/drvcheck/drvcheck/internal/registry"
+)
+
+// The options of drvcheck, one struct per concern. Each field is spelled
+// once: its json name is both the flag (--matrix) and the key of the config
+// file (matrix:), and the runner and the commands take the struct itself.
+// usage is the flag's help; path marks values that are file paths, which a
+// config file gives relative to its own folder; short is a one-letter flag.
+
+// Loading is how manifests are read.
+type Loading struct {
+	Ignore []string `json:"ignore" usage:"glob of paths to skip when walking folders; repeatable"`
+}
+
+// Registry is where the driver image tags that exist are listed, and how
+// registries are reached.
+type Registry struct {
+	Matrix   []string `json:"matrix" path:"" usage:"support-matrix CSV (header driver_branch,kernel,os_tag); repeatable"`
+	Registry []string `json:"registry" usage:"image repository whose tags exist, e.g. nvcr.io/nvidia/driver; repeatable"`
+	CA       []string `json:"registry-ca" path:"" usage:"PEM file of a CA to trust for registries; repeatable"`
+	Insecure []string `json:"insecure-registry" usage:"registry HOST or HOST:PORT reached over plain HTTP; repeatable (loopback needs none)"`
+	Timeout  Duration `json:"registry-timeout" usage:"timeout of each registry request"`
+	CacheDir string   `json:"cache-dir" path:"" usage:"folder caching registry listings"`
+	CacheTTL Duration `json:"cache-ttl" usage:"how long a cached listing is used without asking the registry (0: always ask)"`
+	Offline  bool     `json:"offline" usage:"send no request: registry tags from the cache only (exit 2 when not cached)"`
+}
+
+// Configured reports whether any source of existing tags is given.
+func (r *Registry) Configured() bool { return len(r.Matrix) > 0 || len(r.Registry) > 0 }
+
+// Rules are the user's additions to the built-in rules and how facts are
+// gathered for them.
+type Rules struct {
+	Policy     []string `json:"policy" path:"" usage:"folder or .rego file of extra rules; repeatable"`
+	Data       []string `json:"data" path:"" usage:"JSON or YAML data for the rules; repeatable"`
+	CUDACompat string   `json:"cuda-compat" usage:"driver floor of a CUDA image: minor (the major's minor-version compatibility floor) or strict (the toolkit's own minimum driver)"`
+}
+
+// Cluster is the live cluster to read, found as kubectl finds it.
+type Cluster struct {
+	Kubeconfig     string   `json:"kubeconfig" path:"" usage:"kubeconfig file (default $KUBECONFIG, then ~/.kube/config, then the in-cluster config of a Pod)"`
+	Context        string   `json:"context" usage:"kubeconfig context to use (default the current context)"`
+	RequestTimeout Duration `json:"request-timeout" usage:"longest wait for one API request, e.g. 30s; 0 waits forever"`
+}
+
+// Output is how findings are printed and when they fail the run.
+type Output struct {
+	Output string `json:"output" short:"o" usage:"output format: text, json, sarif, github, junit or markdown"`
+	FailOn string `json:"fail-on" usage:"lowest severity that exits 1: error, warning or none"`
+}
+
+// Reports are the extra reports of check and scan.
+type Reports struct {
+	Report []string `json:"report" path:"" usage:"also write the report in FORMAT to FILE (FORMAT=FILE, e.g. sarif=drvcheck.sarif); repeatable"`
+}
+
+// Defaults are the options' defaults, before flags and the config file.
+func Defaults() (Loading, Registry, Rules, Cluster, Output) {
+	return Loading{},
+		Registry{Timeout: Duration(registry.DefaultTimeout), CacheDir: registry.DefaultCacheDir(), CacheTTL: Duration(registry.DefaultCacheTTL)},
+		Rules{CUDACompat: "minor"},
+		Cluster{RequestTimeout: Duration(cluster.DefaultTimeout)},
+		Output{Output: "text", FailOn: "error"}
+}
+
+// every lists a value of each options struct, for the keys a config file
+// may hold.
+var every = []any{&Loading{}, &Registry{}, &Rules{}, &Cluster{}, &Output{}, &Reports{}}
