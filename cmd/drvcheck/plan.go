@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/drvcheck/drvcheck/internal/drain"
-	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/plan"
 	"github.com/drvcheck/drvcheck/internal/render"
@@ -64,27 +63,15 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	return errFindings
 }
 
-// upgradeFacts reads the objects once and returns the drain model of the
-// fleet as it is and what the rules say of it once node (every GPU node
-// when "") runs driver.
+// upgradeFacts returns the drain model of the fleet as it is and what the
+// rules say of it once node (every GPU node when "") runs driver.
 func upgradeFacts(ctx context.Context, e *env, o *options, paths []string, node, driver string) (*drain.Model, plan.After, error) {
-	read := reader(ctx, e, o, paths)
-	var now *inventory.Inventory
-	keep := func(keepRaw bool) (*inventory.Inventory, error) {
-		inv, err := read(keepRaw)
-		now = inv
-		return inv, err
-	}
 	cfg := o.runnerConfig(e, paths)
 	cfg.Upgrade = &runner.Upgrade{Driver: driver}
 	if node != "" {
 		cfg.Upgrade.Nodes = []string{node}
 	}
-	res, err := runner.Run(ctx, cfg, keep)
-	if err != nil {
-		return nil, plan.After{}, err
-	}
-	m, err := drain.New(now)
+	res, m, err := runner.RunUpgrade(ctx, cfg, reader(ctx, e, o, paths))
 	if err != nil {
 		return nil, plan.After{}, err
 	}

@@ -88,6 +88,25 @@ func Run(ctx context.Context, cfg Config, read Reader) (*Result, error) {
 	return res, except(res, cfg)
 }
 
+// RunUpgrade is Run over the fleet relabelled as cfg.Upgrade says (plan),
+// and returns with it the drain model of the fleet as it is: the objects
+// are read once, the drain is planned on today's nodes and the image on
+// tomorrow's.
+func RunUpgrade(ctx context.Context, cfg Config, read Reader) (*Result, *drain.Model, error) {
+	var now *inventory.Inventory
+	keep := func(keepRaw bool) (*inventory.Inventory, error) {
+		inv, err := read(keepRaw)
+		now = inv
+		return inv, err
+	}
+	res, err := Run(ctx, cfg, keep)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := drain.New(now)
+	return res, m, err
+}
+
 // Check runs every rule over the objects of cfg.
 func Check(ctx context.Context, cfg Config) (*Result, error) { return Run(ctx, cfg, Files(cfg)) }
 
