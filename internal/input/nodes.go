@@ -24,7 +24,7 @@ func nodeEntries(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Ca
 			"os_version":     f.OSVersion,
 			"os_tag":         f.OSTag,
 			"tag":            f.Tag,
-			"fields":         fields,
+			"fields":         stringMap(fields),
 			"problems":       problems(n.Labels, f.Problems),
 			"image":          image(cat, f, fields),
 			"upgrade_state":  f.UpgradeState,
@@ -36,8 +36,8 @@ func nodeEntries(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Ca
 }
 
 // labelFields are the pointers of the labels the tag is made of, by part.
-func labelFields(f nodefacts.Facts) map[string]any {
-	return map[string]any{
+func labelFields(f nodefacts.Facts) map[string]string {
+	return map[string]string{
 		"branch":     labelPointer(f.BranchKey),
 		"kernel":     labelPointer(nodefacts.Kernel),
 		"os_id":      labelPointer(nodefacts.OSID),
@@ -47,21 +47,18 @@ func labelFields(f nodefacts.Facts) map[string]any {
 
 func labelPointer(key string) string { return pointer([]any{"metadata", "labels", key}) }
 
+// blamed is the label a missing tag's part is blamed on (catalog.Blame):
+// the OS tag's version, rather than its ID, is what changes.
+var blamed = map[string]string{catalog.Branch: "branch", catalog.Kernel: "kernel", catalog.OS: "os_version"}
+
 // image is the catalog's verdict on the node's tag. A missing tag is
 // blamed on the label of the part no source has with the other two (the
 // kernel, after a kernel bump), so that its finding points at that line.
-func image(cat *catalog.Catalog, f nodefacts.Facts, fields map[string]any) map[string]any {
+func image(cat *catalog.Catalog, f nodefacts.Facts, fields map[string]string) map[string]any {
 	v := cat.Check(f.Tag)
 	field := ""
 	if v.Checked && !v.Present {
-		switch cat.Blame(f.Branch, f.Kernel, f.OSTag) {
-		case catalog.Branch:
-			field = fields["branch"].(string)
-		case catalog.OS:
-			field = fields["os_version"].(string)
-		default:
-			field = fields["kernel"].(string)
-		}
+		field = fields[blamed[cat.Blame(f.Branch, f.Kernel, f.OSTag)]]
 	}
 	return map[string]any{"checked": v.Checked, "present": v.Present, "sources": anyStrings(v.Sources), "field": field}
 }

@@ -37,7 +37,4 @@ func TestLabDrainFindings(t *testing.T) {
 	if len(got) != 2 {
 		t.Fatalf("drain findings %v, want DRV020 trainer-pdb and DRV023 cuda12-job only", got)
 	}
-	if res.Drain == nil || len(res.Drain.Budgets) != 1 {
-		t.Fatal("the result carries no drain model")
-	}
 }

@@ -65,7 +65,6 @@ type Result struct {
 	Inventory *inventory.Inventory
 	Catalog   *catalog.Catalog
 	Facts     *nodefacts.Set
-	Drain     *drain.Model
 
 	// Suppressed are findings held back by an exception; Expired are
 	// exceptions past their date (see except).
@@ -169,7 +168,7 @@ func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Invento
 	if err != nil {
 		return nil, err
 	}
-	in, model, err := convert(inv, facts, cat, opt)
+	in, err := convert(inv, facts, cat, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +179,7 @@ func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Invento
 	place(inv, findings)
 	policy.Sort(findings)
 	return &Result{
-		Findings: findings, Rules: engine.Rules(), Inventory: inv, Catalog: cat, Facts: facts, Drain: model,
+		Findings: findings, Rules: engine.Rules(), Inventory: inv, Catalog: cat, Facts: facts,
 		Summary: policy.Summary{Objects: inv.Objects, GPUNodes: facts.GPU()},
 	}, nil
 }
@@ -188,9 +187,8 @@ func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Invento
 // convert builds the document and converts it for OPA. The drain model is
 // the slowest part to build, so the rest of the document is converted
 // while it is built, and the drain sections are added last.
-func convert(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog, opt input.Options) (*policy.Input, *drain.Model, error) {
+func convert(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog, opt input.Options) (*policy.Input, error) {
 	type drained struct {
-		model    *drain.Model
 		sections map[string]any
 		err      error
 	}
@@ -201,17 +199,17 @@ func convert(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalo
 			done <- drained{err: err}
 			return
 		}
-		done <- drained{model: m, sections: input.DrainSections(inv, facts, m)}
+		done <- drained{sections: input.DrainSections(inv, facts, m)}
 	}()
 	in, err := policy.NewInput(input.Build(inv, facts, cat, opt))
 	d := <-done
 	switch {
 	case d.err != nil:
-		return nil, nil, d.err
+		return nil, d.err
 	case err != nil:
-		return nil, nil, err
+		return nil, err
 	}
-	return in, d.model, in.Add(d.sections)
+	return in, in.Add(d.sections)
 }
 
 // options are the input document's options for a run: every object as
