@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
+	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/testcluster"
 	"github.com/drvcheck/drvcheck/policy"
 )
@@ -118,7 +119,10 @@ func TestLab(t *testing.T) {
 			if err != nil {
 				return false, err
 			}
-			cond := podCondition(p, corev1.PodScheduled)
+			cond := inventory.PodCondition(p, corev1.PodScheduled)
+			if cond == nil {
+				return false, nil
+			}
 			message = cond.Message
 			return cond.Status == corev1.ConditionFalse && cond.Reason == corev1.PodReasonUnschedulable, nil
 		})
@@ -255,7 +259,7 @@ func waitTrainers(t *testing.T, c *testcluster.Cluster, n int) {
 		nodes := map[string]bool{}
 		for _, p := range pods.Items {
 
-			if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil && podCondition(&p, corev1.PodReady).Status == corev1.ConditionTrue {
+			if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil && inventory.PodReady(&p) {
 				nodes[p.Spec.NodeName] = true
 			}
 		}
@@ -274,15 +278,6 @@ func waitBudget(t *testing.T, c *testcluster.Cluster, allowed int32) {
 		}
 		return b.Status.ObservedGeneration == b.Generation && b.Status.CurrentHealthy == 4 && b.Status.DisruptionsAllowed == allowed, nil
 	})
-}
-
-func podCondition(p *corev1.Pod, t corev1.PodConditionType) corev1.PodCondition {
-	for _, c := range p.Status.Conditions {
-		if c.Type == t {
-			return c
-		}
-	}
-	return corev1.PodCondition{}
 }
 
 // liveFindings returns the test rule's findings whose message starts with

@@ -33,7 +33,7 @@ func (m *Model) clusterPods(inv *inventory.Inventory, where func(object.Ref) str
 		p := &Pod{
 			Namespace: kp.Namespace, Name: kp.Name, Labels: kp.Labels, Spec: &kp.Spec,
 			Workload: ref, Node: kp.Spec.NodeName, Phase: kp.Status.Phase,
-			Ready: podReady(kp), Deleting: kp.DeletionTimestamp != nil, Verdict: Filter(kp), group: g,
+			Ready: inventory.PodReady(kp), Deleting: kp.DeletionTimestamp != nil, Verdict: Filter(kp), group: g,
 		}
 		if c := metav1.GetControllerOfNoCopy(kp); c != nil {
 			ctl.resolve(p, c)
@@ -41,16 +41,6 @@ func (m *Model) clusterPods(inv *inventory.Inventory, where func(object.Ref) str
 		m.addPod(p)
 	}
 	return nil
-}
-
-// podReady is podutil.IsPodReady: the Ready condition is True.
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // controllers finds the controllers of live pods by namespace/name.
@@ -72,13 +62,13 @@ func newControllers(inv *inventory.Inventory) *controllers {
 		c.rcs[x.Namespace+"/"+x.Name] = x
 	}
 	for _, x := range inv.ReplicaSets {
-		c.rss[x.Namespace+"/"+x.Name] = objScale{&x.ObjectMeta, replicasOr1(x.Spec.Replicas)}
+		c.rss[x.Namespace+"/"+x.Name] = objScale{&x.ObjectMeta, inventory.Replicas(x.Spec.Replicas)}
 	}
 	for _, x := range inv.Deployments {
-		c.deps[x.Namespace+"/"+x.Name] = objScale{&x.ObjectMeta, replicasOr1(x.Spec.Replicas)}
+		c.deps[x.Namespace+"/"+x.Name] = objScale{&x.ObjectMeta, inventory.Replicas(x.Spec.Replicas)}
 	}
 	for _, x := range inv.StatefulSets {
-		c.sts[x.Namespace+"/"+x.Name] = objScale{&x.ObjectMeta, replicasOr1(x.Spec.Replicas)}
+		c.sts[x.Namespace+"/"+x.Name] = objScale{&x.ObjectMeta, inventory.Replicas(x.Spec.Replicas)}
 	}
 	return c
 }
@@ -100,7 +90,7 @@ func (c *controllers) resolve(p *Pod, ref *metav1.OwnerReference) {
 	switch ref.Kind {
 	case "ReplicationController":
 		if rc, ok := c.rcs[key]; ok && sameUID(ref.UID, rc.UID) {
-			set(&rc.ObjectMeta, ref.Kind, replicasOr1(rc.Spec.Replicas))
+			set(&rc.ObjectMeta, ref.Kind, inventory.Replicas(rc.Spec.Replicas))
 			return
 		}
 	case "ReplicaSet":
@@ -127,11 +117,3 @@ func (c *controllers) resolve(p *Pod, ref *metav1.OwnerReference) {
 
 // sameUID compares UIDs when both are known.
 func sameUID(a, b types.UID) bool { return a == "" || b == "" || a == b }
-
-// replicasOr1 applies the API server's default of 1 replica.
-func replicasOr1(r *int32) int32 {
-	if r == nil {
-		return 1
-	}
-	return *r
-}

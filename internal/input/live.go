@@ -35,7 +35,7 @@ func livePods(pods []*corev1.Pod) []any {
 			"object":            ref("Pod", p.Namespace, p.Name),
 			"node":              p.Spec.NodeName,
 			"phase":             string(p.Status.Phase),
-			"ready":             conditionTrue(p, corev1.PodReady),
+			"ready":             inventory.PodReady(p),
 			"terminating":       p.DeletionTimestamp != nil,
 			"controller_kind":   "",
 			"controller_name":   "",
@@ -46,26 +46,12 @@ func livePods(pods []*corev1.Pod) []any {
 		if c := metav1.GetControllerOfNoCopy(p); c != nil {
 			e["controller_kind"], e["controller_name"] = c.Kind, c.Name
 		}
-		if c := podCondition(p, corev1.PodScheduled); c != nil {
+		if c := inventory.PodCondition(p, corev1.PodScheduled); c != nil {
 			e["scheduled"], e["scheduled_reason"], e["scheduled_message"] = string(c.Status), c.Reason, c.Message
 		}
 		out = append(out, e)
 	}
 	return out
-}
-
-func podCondition(p *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
-	for i := range p.Status.Conditions {
-		if p.Status.Conditions[i].Type == t {
-			return &p.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
-func conditionTrue(p *corev1.Pod, t corev1.PodConditionType) bool {
-	c := podCondition(p, t)
-	return c != nil && c.Status == corev1.ConditionTrue
 }
 
 func liveBudgets(pdbs []*policyv1.PodDisruptionBudget, pods []*corev1.Pod) []any {

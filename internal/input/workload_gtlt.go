@@ -39,7 +39,7 @@ func (c *workloadFacts) gtLt(w *inventory.Workload, reqs []sched.Requirement) []
 		out = append(out, map[string]any{
 			"key":      r.Key,
 			"operator": string(r.Operator),
-			"values":   anyStringSlice(r.Values),
+			"values":   anyStrings(r.Values),
 			"from":     r.From,
 			"node":     node,
 			"reason":   reason,

@@ -145,11 +145,3 @@ func templateField(w *inventory.Workload, rest ...any) []any {
 	out = append(out, "metadata")
 	return append(out, rest...)
 }
-
-func anyStringSlice(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
-}

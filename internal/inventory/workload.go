@@ -38,7 +38,7 @@ func (inv *Inventory) Workloads() []*Workload {
 			Ref:         object.Ref{Kind: kind, Namespace: m.Namespace, Name: m.Name},
 			Meta:        m,
 			Template:    t,
-			Replicas:    replicasOr1(replicas),
+			Replicas:    Replicas(replicas),
 			SpecPath:    path,
 			Controllers: true,
 			Owner:       metav1.GetControllerOfNoCopy(m),
@@ -76,12 +76,4 @@ func (inv *Inventory) Workloads() []*Workload {
 		add("ReplicationController", &r.ObjectMeta, r.Spec.Template, r.Spec.Replicas, templateSpecPath)
 	}
 	return out
-}
-
-// replicasOr1 applies the API server's default of 1 replica.
-func replicasOr1(r *int32) int32 {
-	if r == nil {
-		return 1
-	}
-	return *r
 }
