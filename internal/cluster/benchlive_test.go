@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/drvcheck/drvcheck/internal/fleetgen"
 	"github.com/drvcheck/drvcheck/internal/testcluster"
 )
 
@@ -85,15 +85,11 @@ func TestBenchLive(t *testing.T) {
 // disturbed by the rest of a shared machine.
 func best(t *testing.T, n int, f func() error) time.Duration {
 	t.Helper()
-	var ds []time.Duration
-	for range n {
-		start := time.Now()
-		if err := f(); err != nil {
-			t.Fatal(err)
-		}
-		ds = append(ds, time.Since(start))
+	d, err := fleetgen.Best(n, f)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return slices.Min(ds)
+	return d
 }
 
 func listPath(k Kind) string {

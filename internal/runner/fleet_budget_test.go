@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/drvcheck/drvcheck/internal/fleetgen"
 )
 
 // Budget from the project's standards: the target fleet checked from files
@@ -61,13 +63,6 @@ func TestFleetBudget(t *testing.T) {
 
 func best(t *testing.T, n int, f func()) time.Duration {
 	t.Helper()
-	var b time.Duration
-	for i := range n {
-		start := time.Now()
-		f()
-		if d := time.Since(start); i == 0 || d < b {
-			b = d
-		}
-	}
-	return b
+	d, _ := fleetgen.Best(n, func() error { f(); return nil })
+	return d
 }
