@@ -243,3 +243,22 @@ items:
 		}
 	}
 }
+
+// A key given twice is an error naming both lines: taking the last, as
+// many parsers do, would let a later gpu.present: "false" hide a GPU node.
+func TestDuplicateKeyIsAnError(t *testing.T) {
+	in := "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels:\n    nvidia.com/gpu.present: \"true\"\n    nvidia.com/gpu.present: \"false\"\n"
+	_, err := Parse(&Source{Name: "in.yaml"}, []byte(in))
+	if err == nil || err.Error() != `in.yaml:7: key "nvidia.com/gpu.present" appears twice in one mapping (first on line 6)` {
+		t.Fatalf("error %v", err)
+	}
+	// A key of its own over one a merge set is how merges are used.
+	merged := "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels:\n    <<: {a: \"1\", b: \"2\"}\n    a: \"3\"\n"
+	objs, err := Parse(&Source{Name: "in.yaml"}, []byte(merged))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := objs[0].Raw["metadata"].(map[string]any)["labels"].(map[string]any); l["a"] != "3" || l["b"] != "2" {
+		t.Fatalf("labels %v", l)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/drvcheck/drvcheck/internal/oneline"
 	yaml "sigs.k8s.io/yaml/goyaml.v3"
 )
 
@@ -22,11 +23,11 @@ func Parse(src *Source, data []byte) ([]*Object, error) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s:%s", src.Name, yamlError(err))
+			return nil, fmt.Errorf("%s:%s", src.Name, oneline.Escape(yamlError(err)))
 		}
 		objs, err := documentObjects(src, doc, &n)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%w", src.Name, err)
+			return nil, fmt.Errorf("%s:%s", src.Name, oneline.Escape(err.Error()))
 		}
 		out = append(out, objs...)
 	}

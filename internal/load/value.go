@@ -55,10 +55,12 @@ func (c *converter) value(n *yaml.Node, path uint64) (any, error) {
 
 func (c *converter) mapping(n *yaml.Node, path uint64) (map[string]any, error) {
 	out := make(map[string]any, len(n.Content)/2)
+	var merged map[string]bool // keys a "<<" set, which a key of its own may override
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
-			if err := c.merge(out, v, path); err != nil {
+			var err error
+			if merged, err = c.merge(out, v, path, merged); err != nil {
 				return nil, err
 			}
 			continue
@@ -66,6 +68,10 @@ func (c *converter) mapping(n *yaml.Node, path uint64) (map[string]any, error) {
 		if k.Kind != yaml.ScalarNode {
 			return nil, fmt.Errorf("%d: mapping key is not a scalar", k.Line)
 		}
+		if _, set := out[k.Value]; set && !merged[k.Value] {
+			return nil, duplicate(n, i)
+		}
+		delete(merged, k.Value)
 		h := keyHash(path, k.Value)
 		c.lines.add(h, k.Line)
 		val, err := c.value(v, h)
@@ -77,28 +83,48 @@ func (c *converter) mapping(n *yaml.Node, path uint64) (map[string]any, error) {
 	return out, nil
 }
 
-// merge applies a "<<" merge key: keys already set win.
-func (c *converter) merge(dst map[string]any, v *yaml.Node, path uint64) error {
+// merge applies a "<<" merge key: keys already set win. It returns the
+// keys it set, to which merged is added.
+func (c *converter) merge(dst map[string]any, v *yaml.Node, path uint64, merged map[string]bool) (map[string]bool, error) {
 	srcs := []*yaml.Node{v}
 	if v.Kind == yaml.SequenceNode {
 		srcs = v.Content
 	}
+	if merged == nil {
+		merged = map[string]bool{}
+	}
 	for _, s := range srcs {
 		val, err := c.value(s, path)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		m, ok := val.(map[string]any)
 		if !ok {
-			return fmt.Errorf("%d: merge value is not a mapping", s.Line)
+			return nil, fmt.Errorf("%d: merge value is not a mapping", s.Line)
 		}
 		for k, x := range m {
 			if _, set := dst[k]; !set {
-				dst[k] = x
+				dst[k], merged[k] = x, true
 			}
 		}
 	}
-	return nil
+	return merged, nil
+}
+
+// duplicate words the error of the key at n.Content[i], which an earlier
+// key of the same mapping already names. YAML forbids it, and taking the
+// last (as many parsers do) would let a later `gpu.present: "false"` hide
+// a GPU node from the audit.
+func duplicate(n *yaml.Node, i int) error {
+	k := n.Content[i]
+	first := k.Line
+	for j := 0; j < i; j += 2 {
+		if n.Content[j].Value == k.Value {
+			first = n.Content[j].Line
+			break
+		}
+	}
+	return fmt.Errorf("%d: key %q appears twice in one mapping (first on line %d)", k.Line, k.Value, first)
 }
 
 func scalar(n *yaml.Node) (any, error) {

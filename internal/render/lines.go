@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
+	"github.com/drvcheck/drvcheck/internal/oneline"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -18,7 +19,7 @@ func Audit(w io.Writer, missing []policy.Finding) error {
 	}
 	var b strings.Builder
 	for _, f := range missing {
-		fmt.Fprintf(&b, "%s MISSING %s\n", f.Node, f.Tag)
+		fmt.Fprintf(&b, "%s MISSING %s\n", oneline.Escape(f.Node), oneline.Escape(f.Tag))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

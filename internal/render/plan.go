@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/drvcheck/drvcheck/internal/oneline"
 	"github.com/drvcheck/drvcheck/internal/plan"
 )
 
@@ -37,18 +38,18 @@ func planStep(w io.Writer, s plan.Step) {
 	if status != plan.OK {
 		status = strings.ToUpper(status)
 	}
-	fmt.Fprintf(w, "%d. %-15s %-8s %s\n", s.N, s.Title, status, s.Summary)
+	fmt.Fprintf(w, "%d. %-15s %-8s %s\n", s.N, s.Title, status, oneline.Escape(s.Summary))
 	blockers(w, "     ", s.Blockers)
 	for _, n := range s.Notes {
-		fmt.Fprintf(w, "     note:    %s\n", n)
+		fmt.Fprintf(w, "     note:    %s\n", oneline.Escape(n))
 	}
 }
 
 func blockers(w io.Writer, indent string, bs []plan.Blocker) {
 	for _, b := range bs {
-		fmt.Fprintf(w, "%sblocked: %s\n", indent, b.What)
+		fmt.Fprintf(w, "%sblocked: %s\n", indent, oneline.Escape(b.What))
 		if b.Fix != "" {
-			fmt.Fprintf(w, "%sfix:     %s\n", indent, b.Fix)
+			fmt.Fprintf(w, "%sfix:     %s\n", indent, oneline.Escape(b.Fix))
 		}
 	}
 }
@@ -88,9 +89,9 @@ func rollingNode(w io.Writer, o plan.NodeOutcome) {
 	case plan.Stalls:
 		detail = "in " + o.State
 	}
-	fmt.Fprintf(w, "%3s  %-20s %-12s %s\n", batch, o.Node, strings.ToUpper(o.Outcome), detail)
+	fmt.Fprintf(w, "%3s  %-20s %-12s %s\n", batch, oneline.Escape(o.Node), strings.ToUpper(o.Outcome), oneline.Escape(detail))
 	for _, p := range o.Pending {
-		fmt.Fprintf(w, "       pending: %s\n", p)
+		fmt.Fprintf(w, "       pending: %s\n", oneline.Escape(p))
 	}
 	blockers(w, "       ", o.Why)
 }

@@ -104,3 +104,24 @@ func TestUnknownFormat(t *testing.T) {
 		t.Fatal("unknown format accepted")
 	}
 }
+
+// A manifest's text cannot start a line of its own in the text output: a
+// name or message with a newline would let a pull request write a
+// ::error workflow command into the CI log.
+func TestTextEscapesControlCharacters(t *testing.T) {
+	evil := "ok\n::error file=x.yaml::pwned\r"
+	r := Report{Findings: []policy.Finding{{Rule: "DRV010", Title: "t", Severity: policy.Error,
+		Object: object.Ref{Kind: "Pod", Namespace: "ns", Name: evil}, Message: evil, File: evil, Line: 3}}}
+	var b strings.Builder
+	if err := Text(&b, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "::") || strings.Contains(line, "\r") {
+			t.Fatalf("a manifest's text started a line: %q in\n%s", line, b.String())
+		}
+	}
+	if !strings.Contains(b.String(), `ok\n::error file=x.yaml::pwned\r`) {
+		t.Fatalf("the text is not shown escaped:\n%s", b.String())
+	}
+}

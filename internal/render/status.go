@@ -5,6 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/drvcheck/drvcheck/internal/oneline"
 	"github.com/drvcheck/drvcheck/internal/status"
 	"github.com/drvcheck/drvcheck/policy"
 )
@@ -24,7 +25,8 @@ func Status(w io.Writer, format string, rows []status.Row) error {
 	fmt.Fprintln(tw, "NODE\tDRIVER\tKERNEL\tTAG\tIMAGE\tUPGRADE-STATE\tCORDONED\tFINDING")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			r.Node, dash(r.Driver), dash(r.Kernel), dash(r.Tag), r.Image, stateText(r, len(states)), yesNo(r.Cordoned), explanation(r))
+			oneline.Escape(r.Node), oneline.Escape(dash(r.Driver)), oneline.Escape(dash(r.Kernel)), oneline.Escape(dash(r.Tag)), r.Image,
+			oneline.Escape(stateText(r, len(states))), yesNo(r.Cordoned), oneline.Escape(explanation(r)))
 	}
 	return tw.Flush()
 }

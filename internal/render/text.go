@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/drvcheck/drvcheck/internal/oneline"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -37,11 +38,11 @@ func Text(w io.Writer, r Report, opt Options) error {
 		}
 		fmt.Fprintf(bw, "%s (%d)\n", paint(bold+sev.color, sev.label), len(group))
 		for _, f := range group {
-			fmt.Fprintf(bw, "  %s %s  %s\n", paint(sev.color, f.Rule), f.Title, f.Object.String())
+			fmt.Fprintf(bw, "  %s %s  %s\n", paint(sev.color, oneline.Escape(f.Rule)), oneline.Escape(f.Title), oneline.Escape(f.Object.String()))
 			if f.File != "" {
-				fmt.Fprintf(bw, "    %s:%d\n", f.File, f.Line)
+				fmt.Fprintf(bw, "    %s:%d\n", oneline.Escape(f.File), f.Line)
 			}
-			fmt.Fprintf(bw, "    %s\n", f.Message)
+			fmt.Fprintf(bw, "    %s\n", oneline.Escape(f.Message))
 		}
 		fmt.Fprintln(bw)
 	}
@@ -83,7 +84,7 @@ func textSuppressed(w io.Writer, r Report, paint func(code, s string) string) {
 	}
 	fmt.Fprintf(w, "%s (%d)\n", paint(bold, "SUPPRESSED"), len(r.Suppressed))
 	for _, x := range r.Suppressed {
-		fmt.Fprintf(w, "  %s %s  %s  (%s: %s)\n", x.Rule, x.Title, x.Object.String(), x.Source, x.Reason)
+		fmt.Fprintf(w, "  %s %s  %s  (%s: %s)\n", oneline.Escape(x.Rule), oneline.Escape(x.Title), oneline.Escape(x.Object.String()), oneline.Escape(x.Source), oneline.Escape(x.Reason))
 	}
 	fmt.Fprintln(w)
 }

@@ -1,0 +1,29 @@
+// Package oneline keeps text that may come from a manifest on one line:
+// error messages and every text output quote names, labels and values a
+// pull request controls, and a newline in them would break an error in
+// two or let the pull request write a line of its own into a CI log (a
+// ::error workflow command, say).
+package oneline
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Escape writes the control characters of s as Go escapes (\n, \r, \x1b).
+func Escape(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

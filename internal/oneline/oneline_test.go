@@ -1,0 +1,15 @@
+package oneline
+
+import "testing"
+
+func TestEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text, ünïcode": "plain text, ünïcode",
+		"a\nb\r\tc\x1b[31m":   `a\nb\r\tc\x1b[31m`,
+		"":                    "",
+	} {
+		if got := Escape(in); got != want {
+			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
