@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -122,8 +121,8 @@ func (o *options) validate() error {
 	if !slices.Contains(render.Formats(), o.Output.Output) {
 		return fmt.Errorf("--output %q: want one of %s", o.Output.Output, strings.Join(render.Formats(), ", "))
 	}
-	if o.cluster != nil && o.cluster.RequestTimeout < 0 {
-		return fmt.Errorf("--request-timeout %s: must not be negative", time.Duration(o.cluster.RequestTimeout))
+	if err := config.Check(o.bound...); err != nil {
+		return err
 	}
 	_, err := o.reportFiles()
 	return err

@@ -185,6 +185,7 @@ func TestBadInputIsExitTwoWithOneLine(t *testing.T) {
 	if err := os.WriteFile(brokenPolicy, []byte("package drvcheck.rules.broken\n\nfindings contains f if {\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	dupKey := file("dup.yaml", "apiVersion: v1\nkind: Node\nmetadata:\n  labels:\n    nvidia.com/gpu.present: \"true\"\n    nvidia.com/gpu.present: \"false\"\n  name: n\n")
 	oldPDB := file("pdb.yaml", "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: p}\nspec: {minAvailable: 1}\n")
 	cases := []struct {
 		name string
@@ -203,6 +204,11 @@ func TestBadInputIsExitTwoWithOneLine(t *testing.T) {
 		{"unknown flag", []string{"check", lab, "--nope"}, "unknown flag: --nope"},
 		{"no path", []string{"check"}, "no PATH given"},
 		{"bad output", []string{"check", lab, "-o", "yaml"}, `--output "yaml"`},
+		{"duplicate key", []string{"check", dupKey}, dupKey + `:6: key "nvidia.com/gpu.present" appears twice in one mapping (first on line 5)`},
+		{"file too large", []string{"check", lab, "--max-file-size", "1Ki"}, "larger than 1Ki, the most one input may be (--max-file-size)"},
+		{"negative timeout", []string{"audit", lab, "--matrix", matrix, "--registry-timeout", "-5s"}, "--registry-timeout -5s: must not be negative"},
+		{"negative cache age", []string{"check", lab, "--cache-ttl", "-1h"}, "--cache-ttl -1h0m0s: must not be negative"},
+		{"bad size", []string{"check", lab, "--max-input-size", "lots"}, `"lots" is not a size such as 512Mi`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // Duration is a time.Duration written as in Go and kubectl ("30s", "1h").
@@ -29,6 +30,34 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// Bytes is a size written as Kubernetes writes quantities ("512Mi", "2Gi",
+// or a plain number of bytes).
+type Bytes int64
+
+func (b *Bytes) String() string { return resource.NewQuantity(int64(*b), resource.BinarySI).String() }
+
+// Set parses a size; it must be more than zero.
+func (b *Bytes) Set(s string) error {
+	q, err := resource.ParseQuantity(s)
+	if err != nil || q.Sign() <= 0 {
+		return fmt.Errorf("%q is not a size such as 512Mi", s)
+	}
+	*b = Bytes(q.Value())
+	return nil
+}
+
+// Type names the flag's value in the help.
+func (b *Bytes) Type() string { return "size" }
+
+// UnmarshalJSON reads "512Mi" or a number of bytes.
+func (b *Bytes) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		s = string(data)
+	}
+	return b.Set(s)
+}
+
 // Bind registers a flag for every field of each options struct (pointers),
 // with the field's current value as its default.
 func Bind(fs *pflag.FlagSet, opts ...any) {
@@ -43,6 +72,8 @@ func Bind(fs *pflag.FlagSet, opts ...any) {
 				fs.BoolVarP(p, f.name, f.short, *p, f.usage)
 			case *Duration:
 				fs.DurationVarP((*time.Duration)(p), f.name, f.short, time.Duration(*p), f.usage)
+			case *Bytes:
+				fs.VarP(p, f.name, f.short, f.usage)
 			default:
 				panic(fmt.Sprintf("config: option %s has a type Bind does not know: %T", f.name, p))
 			}
@@ -98,6 +129,20 @@ func (file *File) resolve(v reflect.Value) {
 			(*x)[i] = join(p)
 		}
 	}
+}
+
+// Check rejects what no flag may be: a negative duration (a timeout of
+// -5s is no timeout the user meant, and a negative cache-ttl no age).
+func Check(opts ...any) error {
+	var err error
+	for _, o := range opts {
+		eachField(o, func(f field) {
+			if d, ok := f.value.Addr().Interface().(*Duration); ok && *d < 0 && err == nil {
+				err = fmt.Errorf("--%s %s: must not be negative", f.name, time.Duration(*d))
+			}
+		})
+	}
+	return err
 }
 
 // field is one option: its flag and key, help, and value.

@@ -115,3 +115,49 @@ func TestEveryOptionBinds(t *testing.T) {
 		}
 	}
 }
+
+// A negative duration is refused for every flag alike, from the command
+// line or the file.
+func TestNegativeDurationsAreRefused(t *testing.T) {
+	for _, args := range [][]string{{"--registry-timeout", "-5s"}, {"--cache-ttl", "-1h"}, {"--request-timeout=-1s"}} {
+		_, reg, _, cl, _ := Defaults()
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		Bind(fs, &reg, &cl)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		if err := Check(&reg, &cl); err == nil || !strings.Contains(err.Error(), "must not be negative") || !strings.Contains(err.Error(), strings.TrimLeft(strings.Split(args[0], "=")[0], "-")) {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	file, err := Load(writeConfig(t, "cache-ttl: -2h\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, reg, _, _, _ := Defaults()
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	Bind(fs, &reg)
+	if err := file.Apply(fs, &reg); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(&reg); err == nil || err.Error() != "--cache-ttl -2h0m0s: must not be negative" {
+		t.Errorf("from the file: %v", err)
+	}
+}
+
+func TestSizes(t *testing.T) {
+	l, _, _, _, _ := Defaults()
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	Bind(fs, &l)
+	if err := fs.Parse([]string{"--max-file-size", "512Mi", "--max-input-size=3000000"}); err != nil {
+		t.Fatal(err)
+	}
+	if l.MaxFileSize != 512<<20 || l.MaxInputSize != 3000000 {
+		t.Errorf("sizes %d %d", l.MaxFileSize, l.MaxInputSize)
+	}
+	for _, bad := range []string{"lots", "-1Mi", "0"} {
+		if err := fs.Set("max-file-size", bad); err == nil {
+			t.Errorf("size %q accepted", bad)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"github.com/drvcheck/drvcheck/internal/cluster"
+	"github.com/drvcheck/drvcheck/internal/load"
 	"github.com/drvcheck/drvcheck/internal/registry"
 )
 
@@ -13,7 +14,9 @@ import (
 
 // Loading is how manifests are read.
 type Loading struct {
-	Ignore []string `json:"ignore" usage:"glob of paths to skip when walking folders; repeatable"`
+	Ignore       []string `json:"ignore" usage:"glob of paths to skip when walking folders; repeatable"`
+	MaxFileSize  Bytes    `json:"max-file-size" usage:"the most one input file (or stdin) may hold, e.g. 512Mi"`
+	MaxInputSize Bytes    `json:"max-input-size" usage:"the most all inputs together may hold, e.g. 2Gi"`
 }
 
 // Registry is where the driver image tags that exist are listed, and how
@@ -60,7 +63,7 @@ type Reports struct {
 
 // Defaults are the options' defaults, before flags and the config file.
 func Defaults() (Loading, Registry, Rules, Cluster, Output) {
-	return Loading{},
+	return Loading{MaxFileSize: load.DefaultMaxFile, MaxInputSize: load.DefaultMaxTotal},
 		Registry{Timeout: Duration(registry.DefaultTimeout), CacheDir: registry.DefaultCacheDir(), CacheTTL: Duration(registry.DefaultCacheTTL)},
 		Rules{CUDACompat: "minor"},
 		Cluster{RequestTimeout: Duration(cluster.DefaultTimeout)},

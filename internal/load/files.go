@@ -21,6 +21,12 @@ type Options struct {
 	Ignore []string
 	// Stdin is read for the path "-".
 	Stdin io.Reader
+	// MaxFile and MaxTotal bound the bytes read from one source and from
+	// all (0: DefaultMaxFile, DefaultMaxTotal), so that an endless stdin or
+	// a huge file fails with its name instead of eating the machine.
+	MaxFile, MaxTotal int64
+	// Note receives what the walk skips, one line each; nil drops it.
+	Note func(string)
 	// Each, when set, is called on every object by the worker that parsed
 	// it, in read order within a file. Decoding objects there, while other
 	// workers still parse, keeps a file's plain values short-lived instead
@@ -37,6 +43,7 @@ func Load(paths []string, opt Options) ([]*Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	budget := newBudget(opt)
 	results := make([][]*Object, len(files))
 	errs := make([]error, len(files))
 	jobs := make(chan int)
@@ -46,7 +53,7 @@ func Load(paths []string, opt Options) ([]*Object, error) {
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				results[i], errs[i] = readSource(files[i], opt)
+				results[i], errs[i] = readSource(files[i], opt, budget)
 			}
 		}()
 	}
@@ -65,20 +72,10 @@ func Load(paths []string, opt Options) ([]*Object, error) {
 	return out, nil
 }
 
-func readSource(src *Source, opt Options) ([]*Object, error) {
-	var data []byte
-	var err error
-	if src.Name == "-" {
-		stdin := opt.Stdin
-		if stdin == nil {
-			stdin = os.Stdin
-		}
-		data, err = io.ReadAll(stdin)
-	} else {
-		data, err = os.ReadFile(src.Name)
-	}
+func readSource(src *Source, opt Options, budget *budget) ([]*Object, error) {
+	data, err := budget.read(src.Name, opt.Stdin)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", src.Name, fileerr.Reason(err))
+		return nil, err
 	}
 	objs, err := Parse(src, data)
 	if err != nil || opt.Each == nil {
@@ -113,7 +110,7 @@ func expand(paths []string, opt Options) ([]*Source, error) {
 			out = append(out, &Source{Name: p})
 			continue
 		}
-		found, err := walk(p, opt.Ignore)
+		found, err := walk(p, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -122,13 +119,17 @@ func expand(paths []string, opt Options) ([]*Source, error) {
 	return out, nil
 }
 
-func walk(root string, ignore []string) ([]*Source, error) {
+func walk(root string, opt Options) ([]*Source, error) {
 	var out []*Source
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", root, fileerr.Reason(err))
+	}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, fileerr.Reason(err))
 		}
-		if ignored(path, d.Name(), ignore) {
+		if ignored(path, d.Name(), opt.Ignore) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -147,11 +148,59 @@ func walk(root string, ignore []string) ([]*Source, error) {
 		}
 		switch strings.ToLower(filepath.Ext(path)) {
 		case ".yaml", ".yml", ".json":
+			if why := irregular(path, d, realRoot); why != "" {
+				note(opt, fmt.Sprintf("%s: skipped: %s", path, why))
+				return nil
+			}
 			out = append(out, &Source{Name: path})
 		}
 		return nil
 	})
 	return out, err
+}
+
+// irregular says why a walked file is not read, or "" when it is read: a
+// walk reads regular files only, and follows a symbolic link only to a
+// regular file inside the walked folder. A named pipe would hang the run
+// and a link to /dev/zero would fill the memory; a link out of the folder
+// would read what the repository does not hold.
+func irregular(path string, d fs.DirEntry, root string) string {
+	if d.Type().IsRegular() {
+		return ""
+	}
+	if d.Type()&fs.ModeSymlink == 0 {
+		return "not a regular file (" + kindOf(d.Type()) + ")"
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "a symbolic link that cannot be followed: " + fileerr.Reason(err).Error()
+	}
+	if rel, err := filepath.Rel(root, target); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "a symbolic link out of the folder, to " + target
+	}
+	info, err := os.Stat(target)
+	if err != nil || !info.Mode().IsRegular() {
+		return "a symbolic link to " + target + ", not a regular file"
+	}
+	return ""
+}
+
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
+}
+
+func note(opt Options, msg string) {
+	if opt.Note != nil {
+		opt.Note(msg)
+	}
 }
 
 func ignored(path, base string, patterns []string) bool {

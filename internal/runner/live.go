@@ -18,7 +18,9 @@ type Reader func(keepRaw bool) (*inventory.Inventory, error)
 // Files reads the manifests under cfg.Paths.
 func Files(cfg Config) Reader {
 	return func(keepRaw bool) (*inventory.Inventory, error) {
-		return inventory.Read(cfg.Paths, load.Options{Ignore: cfg.Ignore, Stdin: cfg.Stdin}, keepRaw)
+		opt := load.Options{Ignore: cfg.Ignore, Stdin: cfg.Stdin, Note: cfg.Warn,
+			MaxFile: int64(cfg.MaxFileSize), MaxTotal: int64(cfg.MaxInputSize)}
+		return inventory.Read(cfg.Paths, opt, keepRaw)
 	}
 }
 
