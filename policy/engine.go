@@ -2,11 +2,13 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/loader"
@@ -15,10 +17,16 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 )
 
-// Options are the user's additions to the built-in rules.
+// Options are the user's additions to the built-in rules, and the bounds
+// they run in.
 type Options struct {
 	Policies []string // .rego files or folders (--policy)
 	Data     []string // JSON or YAML data files (--data)
+	// AllowNet names the hosts http.send and net.lookup_ip_addr may reach
+	// (--allow-net); none by default, so that no rule sends the input out.
+	AllowNet []string
+	// Timeout bounds one evaluation of the rules (--timeout); 0: none.
+	Timeout time.Duration
 }
 
 // Engine holds the rules of one run, compiled and prepared once.
@@ -28,6 +36,7 @@ type Engine struct {
 	rules    []Rule
 	custom   bool
 	store    storage.Store // the user's data (--data), read by Data
+	timeout  time.Duration
 }
 
 // New compiles the built-in and the user's rules and prepares the query.
@@ -36,12 +45,13 @@ func New(ctx context.Context, opt Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	compiler := ast.NewCompiler().WithStrict(false)
+	caps := capabilities(opt.AllowNet)
+	compiler := ast.NewCompiler().WithStrict(false).WithCapabilities(caps)
 	if compiler.Compile(moduleMap(mods)); compiler.Failed() {
 		return nil, oneLine(compiler.Errors)
 	}
-	base := []func(*rego.Rego){rego.Compiler(compiler), rego.Store(store), rego.StrictBuiltinErrors(true)}
-	e := &Engine{custom: custom, store: store}
+	base := []func(*rego.Rego){rego.Compiler(compiler), rego.Store(store), rego.StrictBuiltinErrors(true), rego.Capabilities(caps)}
+	e := &Engine{custom: custom, store: store, timeout: opt.Timeout}
 	for _, pkg := range rulePackages(compiler) {
 		pq, err := rego.New(append(base, rego.Query(pkg.path+".findings[_]"))...).PrepareForEval(ctx)
 		if err != nil {
@@ -68,6 +78,11 @@ func (e *Engine) Rules() []Rule { return e.rules }
 // Rule packages are independent, so they are evaluated in parallel, one
 // worker per CPU; the findings come back in package order.
 func (e *Engine) Eval(ctx context.Context, input *Input) ([]Finding, error) {
+	if e.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, e.timeout, errTimeout)
+		defer cancel()
+	}
 	results := make([][]Finding, len(e.findings))
 	errs := make([]error, len(e.findings))
 	jobs := make(chan int)
@@ -85,6 +100,9 @@ func (e *Engine) Eval(ctx context.Context, input *Input) ([]Finding, error) {
 	close(jobs)
 	wg.Wait()
 	var out []Finding
+	if errors.Is(context.Cause(ctx), errTimeout) {
+		return nil, fmt.Errorf("the rules did not finish within %s (--timeout): a rule may iterate over too much", e.timeout)
+	}
 	for i := range results {
 		if errs[i] != nil {
 			return nil, errs[i]
@@ -92,6 +110,20 @@ func (e *Engine) Eval(ctx context.Context, input *Input) ([]Finding, error) {
 		out = append(out, results[i]...)
 	}
 	return out, nil
+}
+
+var errTimeout = errors.New("evaluation deadline")
+
+// capabilities are OPA's built-ins without the network and the
+// environment: http.send and net.lookup_ip_addr reach no host but those
+// allowNet names, so that no rule sends the input (or anything) out, even
+// under --offline; opa.runtime, which holds the environment and so
+// credentials, is not there at all.
+func capabilities(allowNet []string) *ast.Capabilities {
+	c := ast.CapabilitiesForThisVersion()
+	c.AllowNet = append([]string{}, allowNet...)
+	c.Builtins = slices.DeleteFunc(c.Builtins, func(b *ast.Builtin) bool { return b.Name == "opa.runtime" })
+	return c
 }
 
 func evalOne(ctx context.Context, pq rego.PreparedEvalQuery, where string, input ast.Value) ([]Finding, error) {

@@ -3,10 +3,15 @@ package policy
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -213,5 +218,70 @@ func TestFindingKeyOfTheWrongType(t *testing.T) {
 		"object": {"kind": "Node", "namespace": "", "name": "n"}, "stalls": "n"}`).Value)
 	if err == nil || !strings.Contains(err.Error(), `"stalls"`) {
 		t.Fatalf("error %v, want the stalls key named", err)
+	}
+}
+
+// No rule sends anything out unless the user allows the host: http.send
+// fails (and reaches no server) by default, and opa.runtime, which holds
+// the environment, is not a built-in at all.
+func TestNetworkIsClosedToRules(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	dir := writePolicy(t, "leak.rego", fmt.Sprintf(`package drvcheck.rules.leak
+
+findings contains {"rule": "LEAK1", "title": "t", "severity": "info", "message": "sent",
+	"object": {"kind": "Node", "namespace": "", "name": "n"}} if {
+	http.send({"method": "POST", "url": %q, "body": input}).status_code == 200
+}
+`, srv.URL))
+	e, err := New(context.Background(), Options{Policies: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eval(t, e, map[string]any{"nodes": []any{}}); err == nil || !strings.Contains(err.Error(), "disallowed host") {
+		t.Errorf("http.send to a host not allowed: %v", err)
+	}
+	if hits.Load() != 0 {
+		t.Fatalf("the server got %d request(s)", hits.Load())
+	}
+	allowed, err := New(context.Background(), Options{Policies: []string{dir}, AllowNet: []string{u.Hostname()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs, err := eval(t, allowed, map[string]any{"nodes": []any{}}); err != nil || len(fs) != 1 || hits.Load() != 1 {
+		t.Errorf("with --allow-net %s: %v %v, %d request(s)", u.Hostname(), fs, err, hits.Load())
+	}
+	env := writePolicy(t, "env.rego", `package drvcheck.rules.env
+
+findings contains {"rule": "ENV1", "title": "t", "severity": "info", "message": sprintf("%v", [opa.runtime().env]),
+	"object": {"kind": "Node", "namespace": "", "name": "n"}}
+`)
+	if _, err := New(context.Background(), Options{Policies: []string{env}}); err == nil || !strings.Contains(err.Error(), "opa.runtime") {
+		t.Errorf("opa.runtime compiled: %v", err)
+	}
+}
+
+func TestEvaluationDeadline(t *testing.T) {
+	dir := writePolicy(t, "slow.rego", `package drvcheck.rules.slow
+
+findings contains {"rule": "SLOW1", "title": "t", "severity": "info", "message": sprintf("%d", [n]),
+	"object": {"kind": "Node", "namespace": "", "name": "n"}} if {
+	some n in numbers.range(1, 100000000)
+	n < 0
+}
+`)
+	e, err := New(context.Background(), Options{Policies: []string{dir}, Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = eval(t, e, map[string]any{"nodes": []any{}})
+	if err == nil || err.Error() != "the rules did not finish within 200ms (--timeout): a rule may iterate over too much" {
+		t.Fatalf("error %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("the deadline took %s to stop the rules", d)
 	}
 }

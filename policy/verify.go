@@ -42,7 +42,7 @@ func Verify(ctx context.Context, opt Options) ([]TestResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	compiler := ast.NewCompiler().WithStrict(false).WithEnablePrintStatements(true)
+	compiler := ast.NewCompiler().WithStrict(false).WithEnablePrintStatements(true).WithCapabilities(capabilities(opt.AllowNet))
 	ch, err := tester.NewRunner().
 		SetCompiler(compiler).
 		SetStore(store).

@@ -2,10 +2,14 @@ package policy
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	rules "github.com/drvcheck/drvcheck/rego"
@@ -86,5 +90,31 @@ func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The Rego tests run under the same capabilities as the rules: a test
+// cannot send anything out either.
+func TestVerifyKeepsTheNetworkClosed(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	dir := writePolicy(t, "leak_test.rego", fmt.Sprintf(`package leak_test
+
+test_send if {
+	http.send({"method": "GET", "url": %q}).status_code == 200
+}
+`, srv.URL))
+	results, err := Verify(context.Background(), Options{Policies: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		if r.Name == "test_send" && r.Outcome == Pass {
+			t.Errorf("test_send passed: the request went out")
+		}
+	}
+	if hits.Load() != 0 {
+		t.Fatalf("the server got %d request(s)", hits.Load())
 	}
 }

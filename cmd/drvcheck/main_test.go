@@ -209,6 +209,7 @@ func TestBadInputIsExitTwoWithOneLine(t *testing.T) {
 		{"negative timeout", []string{"audit", lab, "--matrix", matrix, "--registry-timeout", "-5s"}, "--registry-timeout -5s: must not be negative"},
 		{"negative cache age", []string{"check", lab, "--cache-ttl", "-1h"}, "--cache-ttl -1h0m0s: must not be negative"},
 		{"bad size", []string{"check", lab, "--max-input-size", "lots"}, `"lots" is not a size such as 512Mi`},
+		{"rules deadline", []string{"check", lab, "--timeout", "1ns"}, "the rules did not finish within 1ns (--timeout)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -26,7 +26,9 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	dirs := append(o.fs.Args(), o.Policy...)
-	results, err := policy.Verify(ctx, policy.Options{Policies: dirs, Data: o.Data})
+	opt := o.runnerConfig(e, nil).PolicyOptions()
+	opt.Policies = dirs
+	results, err := policy.Verify(ctx, opt)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"time"
+
 	"github.com/drvcheck/drvcheck/internal/cluster"
 	"github.com/drvcheck/drvcheck/internal/load"
 	"github.com/drvcheck/drvcheck/internal/registry"
@@ -41,6 +43,8 @@ type Rules struct {
 	Policy     []string `json:"policy" path:"" usage:"folder or .rego file of extra rules; repeatable"`
 	Data       []string `json:"data" path:"" usage:"JSON or YAML data for the rules; repeatable"`
 	CUDACompat string   `json:"cuda-compat" usage:"driver floor of a CUDA image: minor (the major's minor-version compatibility floor) or strict (the toolkit's own minimum driver)"`
+	AllowNet   []string `json:"allow-net" usage:"HOST that rules may reach with http.send or net.lookup_ip_addr (none by default); repeatable"`
+	Deadline   Duration `json:"timeout" usage:"the longest the rules may take to evaluate, e.g. 2m; 0 waits forever"`
 }
 
 // Cluster is the live cluster to read, found as kubectl finds it.
@@ -65,7 +69,7 @@ type Reports struct {
 func Defaults() (Loading, Registry, Rules, Cluster, Output) {
 	return Loading{MaxFileSize: load.DefaultMaxFile, MaxInputSize: load.DefaultMaxTotal},
 		Registry{Timeout: Duration(registry.DefaultTimeout), CacheDir: registry.DefaultCacheDir(), CacheTTL: Duration(registry.DefaultCacheTTL)},
-		Rules{CUDACompat: "minor"},
+		Rules{CUDACompat: "minor", Deadline: Duration(2 * time.Minute)},
 		Cluster{RequestTimeout: Duration(cluster.DefaultTimeout)},
 		Output{Output: "text", FailOn: "error"}
 }

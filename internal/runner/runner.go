@@ -48,6 +48,11 @@ type Upgrade struct {
 	Nodes  []string // empty: every GPU node
 }
 
+// PolicyOptions are the rules' options cfg names.
+func (cfg Config) PolicyOptions() policy.Options {
+	return policy.Options{Policies: cfg.Policy, Data: cfg.Data, AllowNet: cfg.AllowNet, Timeout: time.Duration(cfg.Deadline)}
+}
+
 // Sources are the sources of existing tags cfg names.
 func (cfg Config) Sources() catalog.Sources {
 	r, opt := cfg.Registry, cfg.RegistryOptions
@@ -129,7 +134,7 @@ func Document(ctx context.Context, cfg Config, read Reader) (map[string]any, err
 
 // open compiles the rules, reads the objects and the tags that exist.
 func open(ctx context.Context, cfg Config, read Reader) (*policy.Engine, *inventory.Inventory, *catalog.Catalog, error) {
-	engine, err := policy.New(ctx, policy.Options{Policies: cfg.Policy, Data: cfg.Data})
+	engine, err := policy.New(ctx, cfg.PolicyOptions())
 	if err != nil {
 		return nil, nil, nil, err
 	}
