@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
 )
 
 // Options say which cluster to read and how long one request may take.
@@ -26,6 +29,11 @@ type Options struct {
 // DefaultTimeout is --request-timeout's default: long enough for a page of
 // 500 pods from a loaded API server, short enough that a stuck one fails.
 const DefaultTimeout = 30 * time.Second
+
+// quietKlog silences client-go's own logging (klog): a stalled or
+// refusing API server would print lines of it before drvcheck's one line,
+// which already names the host and the reason.
+var quietKlog sync.Once
 
 // Client reads one cluster.
 type Client struct {
@@ -46,6 +54,7 @@ func Connect(opt Options) (*Client, error) {
 // NewForConfig returns a client for an already loaded configuration, with
 // drvcheck's transport settings (protobuf, rate limits, no warnings).
 func NewForConfig(cfg *rest.Config) (*Client, error) {
+	quietKlog.Do(func() { klog.SetLogger(logr.Discard()) })
 	cfg = tune(rest.CopyConfig(cfg))
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
