@@ -150,7 +150,7 @@ func (o *options) warn() func(string) {
 	return func(msg string) {
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintf(o.stderr, "drvcheck: warning: %s\n", oneLine(msg))
+		fmt.Fprintf(o.stderr, "drvcheck: warning: %s\n", outLine(msg))
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+
+	"github.com/drvcheck/drvcheck/internal/redact"
 )
 
 // Exit codes, as the README documents them (scripts rely on them).
@@ -116,11 +118,13 @@ func exitCode(e *env, err error) int {
 	case errors.Is(err, errFindings):
 		return exitFindings
 	}
-	fmt.Fprintf(e.stderr, "drvcheck: %s\n", oneLine(err.Error()))
+	fmt.Fprintf(e.stderr, "drvcheck: %s\n", outLine(err.Error()))
 	return exitError
 }
 
-// oneLine keeps an error on one line, whatever a library put in it.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+// outLine is how every error and warning leaves drvcheck: on one line,
+// whatever a library put in it, and without the credentials it may quote
+// (a --registry value, a server echoing a header).
+func outLine(s string) string {
+	return redact.Secrets(strings.Join(strings.Fields(s), " "))
 }

@@ -34,8 +34,9 @@ func (o *options) reportFiles() ([]reportFile, error) {
 // stderr, the report in --output on stdout, and one file per --report, all
 // from the one evaluation. check and scan both end here.
 func (o *options) emit(e *env, res *runner.Result) error {
+	warn := o.warn()
 	for _, x := range res.Expired {
-		fmt.Fprintf(e.stderr, "drvcheck: warning: %s\n", x)
+		warn(x.String())
 	}
 	rep := reportOf(res)
 	opt := renderOptions()
