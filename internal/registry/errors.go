@@ -55,6 +55,7 @@ func reason(err error) string {
 		hostname   x509.HostnameError
 		dns        *net.DNSError
 		timeout    *timeoutError
+		limit      *limitError
 		status     *statusError
 		plain      *plainHTTPError
 		terr       *transport.Error
@@ -64,6 +65,8 @@ func reason(err error) string {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return "interrupted"
+	case errors.As(err, &limit):
+		return limit.Error()
 	case errors.As(err, &hostname):
 		return "TLS certificate does not match the host (" + hostname.Error() + ")"
 	case errors.As(err, &unknownCA), errors.As(err, &verify):

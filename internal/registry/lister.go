@@ -154,7 +154,7 @@ func (l *Lister) list(ctx context.Context, ref name.Repository, given string) (L
 	if cerr != nil {
 		l.opt.Warn("ignoring unreadable " + cerr.Error())
 	}
-	tags, err := remote.List(ref, l.remoteOptions(ctx)...)
+	tags, err := l.paginate(ctx, ref)
 	if err != nil {
 		return Listing{}, l.fail(ref, err)
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -466,5 +468,63 @@ func TestInterrupted(t *testing.T) {
 	_, err := newLister(t, fast()).List(ctx, []string{s.Repo("nvidia/driver")})
 	if err == nil {
 		t.Fatal("no error after the context ended")
+	}
+}
+
+// A registry that never stops is stopped: a Link header back to the same
+// page, pages that go on for ever, and a redirect to itself each end in an
+// error naming the registry, after a bounded number of requests.
+func TestMisbehavingRegistriesAreBounded(t *testing.T) {
+	page := func(next func(r *http.Request) string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Link", fmt.Sprintf(`<%s>; rel="next"`, next(r)))
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"name": "nvidia/driver", "tags": ["t-%s"]}`, r.URL.Query().Get("last"))
+		}
+	}
+	var counter atomic.Int64
+	cases := map[string]struct {
+		answer http.HandlerFunc
+		want   string
+	}{
+		"link to itself": {page(func(r *http.Request) string { return r.URL.Path + "?n=1&last=same" }), "links back to an earlier page"},
+		"endless pages": {page(func(r *http.Request) string {
+			return fmt.Sprintf("%s?n=1&last=%d", r.URL.Path, counter.Add(1))
+		}), "more than 50 pages"},
+		"redirect to itself": {func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, r.URL.RequestURI(), http.StatusTemporaryRedirect)
+		}, "more than 10 redirects"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := registrytest.New(t)
+			s.Push(t, "nvidia/driver", "550-a-ubuntu22.04")
+			s.Inject(registrytest.Fault{Match: "/tags/list", Answer: c.answer})
+			l, err := registry.New(registry.Options{MaxPages: 50, Keychain: anonymous{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = l.List(context.Background(), []string{s.Repo("nvidia/driver")})
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "registry "+s.Host) {
+				t.Fatalf("error %v, want it to name the registry and say %q", err, c.want)
+			}
+			if n := s.Requests(); n > 100 {
+				t.Fatalf("%d requests before stopping", n)
+			}
+		})
+	}
+}
+
+func TestSlowPagesEndAtTheListingDeadline(t *testing.T) {
+	s := registrytest.New(t)
+	s.Push(t, "nvidia/driver", "a", "b", "c")
+	s.Inject(registrytest.Fault{Match: "/tags/list", Delay: 300 * time.Millisecond})
+	l, err := registry.New(registry.Options{ListTimeout: 100 * time.Millisecond, Keychain: anonymous{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = l.List(context.Background(), []string{s.Repo("nvidia/driver")})
+	if err == nil || !strings.Contains(err.Error(), "the listing took longer than 100ms") {
+		t.Fatalf("error %v", err)
 	}
 }

@@ -13,6 +13,15 @@ const (
 	// DefaultParallel bounds how many repositories are listed at once, so a
 	// long --registry list does not open a burst of connections.
 	DefaultParallel = 4
+	// A listing stops, as an error, past any of these: a registry whose
+	// Link headers never end would otherwise be paged forever. NGC's
+	// largest driver repository has a few thousand tags.
+	DefaultMaxPages    = 10_000
+	DefaultMaxTags     = 1_000_000
+	DefaultListTimeout = 5 * time.Minute
+	// MaxRedirects is net/http's own limit, which go-containerregistry's
+	// redirect check drops.
+	MaxRedirects = 10
 )
 
 // Options configure a Lister. The zero value lists with the defaults, no
@@ -44,6 +53,10 @@ type Options struct {
 	// PageSize is the n of each tags/list request; zero keeps
 	// go-containerregistry's default (1000).
 	PageSize int
+	// MaxPages, MaxTags and ListTimeout bound one repository's listing
+	// (zero: the defaults).
+	MaxPages, MaxTags int
+	ListTimeout       time.Duration
 	// Keychain finds credentials; nil means authn.DefaultKeychain (docker
 	// config, credential helpers, anonymous when none match).
 	Keychain authn.Keychain
@@ -82,6 +95,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Parallel <= 0 {
 		o.Parallel = DefaultParallel
+	}
+	if o.MaxPages <= 0 {
+		o.MaxPages = DefaultMaxPages
+	}
+	if o.MaxTags <= 0 {
+		o.MaxTags = DefaultMaxTags
+	}
+	if o.ListTimeout <= 0 {
+		o.ListTimeout = DefaultListTimeout
 	}
 	if o.Keychain == nil {
 		o.Keychain = authn.DefaultKeychain

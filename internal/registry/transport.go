@@ -25,7 +25,7 @@ func newTransport(o Options) (http.RoundTripper, error) {
 	}
 	base := remote.DefaultTransport.(*http.Transport).Clone()
 	base.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	guard := &plainHTTPGuard{inner: base, insecure: o.Insecure}
+	guard := &plainHTTPGuard{inner: redirectLimit{base}, insecure: o.Insecure}
 	return newRetry(guard, o.Timeout, o.Retry), nil
 }
 
@@ -97,6 +97,31 @@ func hostOnly(hostport string) string {
 	}
 	return strings.Trim(hostport, "[]")
 }
+
+// redirectLimit refuses a request that is the MaxRedirects+1st redirect
+// of a chain. go-containerregistry sets its own CheckRedirect (against
+// redirects to private hosts) and so drops net/http's limit: a registry
+// that redirects to itself would be followed forever.
+type redirectLimit struct{ inner http.RoundTripper }
+
+func (r redirectLimit) RoundTrip(req *http.Request) (*http.Response, error) {
+	n := 0
+	for prev := req.Response; prev != nil && prev.Request != nil; prev = prev.Request.Response {
+		n++
+	}
+	if n > MaxRedirects {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, &limitError{fmt.Sprintf("more than %d redirects, the last to %s", MaxRedirects, req.URL.Redacted())}
+	}
+	return r.inner.RoundTrip(req)
+}
+
+// limitError is a bound drvcheck put on a registry that would not stop.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string { return e.msg }
 
 // plainHTTPError is a plain-HTTP request the guard refused.
 type plainHTTPError struct{ Host string }

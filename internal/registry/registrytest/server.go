@@ -65,6 +65,9 @@ type Fault struct {
 	Delay time.Duration
 	// Times is how many requests the fault hits; 0 means every one.
 	Times int
+	// Answer, when set, answers instead of the registry: a misbehaving
+	// server (pages that never end, a redirect to itself).
+	Answer http.HandlerFunc
 }
 
 // Option shapes a Server.
@@ -264,6 +267,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			case <-r.Context().Done():
 				return
 			}
+		}
+		if f.Answer != nil {
+			f.Answer(w, r)
+			return
 		}
 		if f.Status != 0 {
 			if f.RetryAfter != "" {
