@@ -16,7 +16,10 @@ import (
 // request URL.
 func (c *Client) explain(err error, verb string, k Kind) error {
 	var status apierrors.APIStatus
+	var paging *pagingError
 	switch {
+	case errors.As(err, &paging):
+		return fmt.Errorf("cluster %s: %s %s: %s", c.host, verb, k, paging.msg)
 	case apierrors.IsForbidden(err):
 		return fmt.Errorf("cluster %s: forbidden to %s %s (deploy/rbac.yaml grants get and list on it): %s",
 			c.host, verb, k, apiMessage(err))
