@@ -89,6 +89,9 @@ type Summary struct {
 	// Suppressed counts findings held back by an exception (not in Errors
 	// or Warnings).
 	Suppressed int `json:"suppressed"`
+	// SkippedRules counts rules that could not judge: what they need (a
+	// source of tags, nodes) is not in the run.
+	SkippedRules int `json:"skipped_rules"`
 	GPUNodes   int `json:"gpu_nodes"`
 	Objects    int `json:"objects"`
 }

@@ -11,22 +11,24 @@ import (
 	rules "github.com/drvcheck/drvcheck/rego"
 )
 
+var nodes = []string{"nodes"}
+
 // The built-in rules, exactly as the README's rules table names them.
 var builtinRules = []Rule{
-	{ID: "DRV001", Title: "missing-driver-image", Severity: Error, Needs: []string{"catalog"}},
-	{ID: "DRV002", Title: "incomplete-node-facts", Severity: Error},
-	{ID: "DRV010", Title: "unschedulable-affinity", Severity: Error},
+	{ID: "DRV001", Title: "missing-driver-image", Severity: Error, Needs: []string{"catalog", "nodes"}},
+	{ID: "DRV002", Title: "incomplete-node-facts", Severity: Error, Needs: nodes},
+	{ID: "DRV010", Title: "unschedulable-affinity", Severity: Error, Needs: nodes},
 	{ID: "DRV011", Title: "non-integer-gt-lt", Severity: Error},
-	{ID: "DRV012", Title: "cuda-driver-too-old", Severity: Error},
-	{ID: "DRV013", Title: "anti-affinity-exceeds-nodes", Severity: Error},
-	{ID: "DRV014", Title: "unknown-label-key", Severity: Warning},
+	{ID: "DRV012", Title: "cuda-driver-too-old", Severity: Error, Needs: nodes},
+	{ID: "DRV013", Title: "anti-affinity-exceeds-nodes", Severity: Error, Needs: nodes},
+	{ID: "DRV014", Title: "unknown-label-key", Severity: Warning, Needs: nodes},
 	{ID: "DRV020", Title: "pdb-blocks-drain", Severity: Error},
 	{ID: "DRV021", Title: "pdb-overlap", Severity: Error},
 	{ID: "DRV022", Title: "pdb-unmanaged-pods", Severity: Warning},
-	{ID: "DRV023", Title: "drain-needs-force", Severity: Warning},
+	{ID: "DRV023", Title: "drain-needs-force", Severity: Warning, Needs: nodes},
 	{ID: "DRV024", Title: "pdb-selects-nothing", Severity: Warning},
-	{ID: "DRV030", Title: "upgrade-stalled", Severity: Warning},
-	{ID: "DRV031", Title: "cordoned-after-upgrade", Severity: Warning},
+	{ID: "DRV030", Title: "upgrade-stalled", Severity: Warning, Needs: nodes},
+	{ID: "DRV031", Title: "cordoned-after-upgrade", Severity: Warning, Needs: nodes},
 }
 
 // TestRulesAreBuiltIn holds the built-in rules to the README's rules table,

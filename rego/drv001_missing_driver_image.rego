@@ -10,7 +10,7 @@ meta := {
 	"title": "missing-driver-image",
 	"severity": "error",
 	"help": "The GPU Operator pulls <driver-branch>-<kernel>-<os-tag> for this node. The tag is in no configured support matrix or registry, so the driver Pod on this node would fail with ImagePullBackOff. Build and push the image (or add the row) before the node or its kernel rolls out.",
-	"needs": ["catalog"],
+	"needs": ["catalog", "nodes"],
 }
 
 # image.checked holds only with a tag and a source to look in; without a

@@ -9,6 +9,7 @@ meta := {
 	"title": "incomplete-node-facts",
 	"severity": "error",
 	"help": "The tag <driver-branch>-<kernel>-<os-tag> is made from node labels set by gpu-feature-discovery (nvidia.com/cuda.driver-version.major, or the older nvidia.com/cuda.driver.major) and node-feature-discovery (kernel-version.full, system-os_release.ID and VERSION_ID). One is missing or empty, so the image this node needs cannot be known. Check that NFD and GFD run on the node.",
+	"needs": ["nodes"],
 }
 
 findings contains f if {

@@ -13,6 +13,7 @@ meta := {
 	"title": "unschedulable-affinity",
 	"severity": "error",
 	"help": "The required node affinity and nodeSelector of this workload match none of the known nodes, so the scheduler leaves its pods Pending (FailedScheduling). Check the label keys and values against the nodes' labels (drvcheck status lists them), or relax the requirement.",
+	"needs": ["nodes"],
 }
 
 findings contains f if {

@@ -13,6 +13,7 @@ meta := {
 	"title": "cuda-driver-too-old",
 	"severity": "error",
 	"help": "CUDA is forward-compatible one way only: a container built on a newer CUDA fails on an older driver. Require the driver branch in the node affinity (e.g. nvidia.com/cuda.driver.major Gt <floor - 1>), upgrade those nodes first, or state the real floor with the annotation drvcheck.io/min-driver-branch.",
+	"needs": ["nodes"],
 }
 
 findings contains f if {

@@ -13,6 +13,7 @@ meta := {
 	"title": "anti-affinity-exceeds-nodes",
 	"severity": "error",
 	"help": "Required podAntiAffinity on kubernetes.io/hostname allows one replica per node. With more replicas than eligible nodes, the rest stay Pending, and draining a node (a driver upgrade) leaves its replica nowhere to go. Lower the replicas, add nodes, or make the anti-affinity preferred.",
+	"needs": ["nodes"],
 }
 
 findings contains f if {

@@ -12,6 +12,7 @@ meta := {
 	"title": "unknown-label-key",
 	"severity": "warning",
 	"help": "No known node carries this label key, so the requirement cannot do what it says: In, Exists, Gt and Lt match nothing, NotIn and DoesNotExist match everything. Check the spelling against the nodes' labels.",
+	"needs": ["nodes"],
 }
 
 where := {

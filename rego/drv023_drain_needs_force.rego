@@ -15,6 +15,7 @@ meta := {
 	"title": "drain-needs-force",
 	"severity": "warning",
 	"help": "A drain evicts no pod at all while one needs a flag it was not given, and the node stays cordoned. Give bare pods a controller (or accept losing them with --force / drain.force), and expect emptyDir data to be deleted (--delete-emptydir-data / drain.deleteEmptyDir).",
+	"needs": ["nodes"],
 }
 
 findings contains f if {

@@ -12,6 +12,7 @@ meta := {
 	"title": "upgrade-stalled",
 	"severity": "warning",
 	"help": "The upgrade controller moves a node through upgrade-required, cordon-required, wait-for-jobs-required, pod-deletion-required, drain-required, pod-restart-required, validation-required and uncordon-required to upgrade-done. A node that stays in one state is stalled; in the drain states the cause is usually a PodDisruptionBudget or a pod that needs force. After fixing the cause of upgrade-failed, relabel the node nvidia.com/gpu-driver-upgrade-state=upgrade-required.",
+	"needs": ["nodes"],
 }
 
 findings contains f if {

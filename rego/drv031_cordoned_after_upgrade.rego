@@ -10,6 +10,7 @@ meta := {
 	"title": "cordoned-after-upgrade",
 	"severity": "warning",
 	"help": "The driver upgrade finished but the node is still cordoned, so no new pod lands on it. Run kubectl uncordon NODE unless it is cordoned on purpose.",
+	"needs": ["nodes"],
 }
 
 findings contains f if {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/drvcheck/drvcheck/internal/cluster"
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/internal/runner"
 	"github.com/drvcheck/drvcheck/policy"
@@ -27,6 +28,11 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	res, err := runner.Run(ctx, o.runnerConfig(e, paths), read)
 	if err != nil {
 		return err
+	}
+	// An audit of no GPU node (an empty stdin from a failed kubectl, the
+	// wrong folder) has audited nothing: that is no OK.
+	if res.Summary.GPUNodes == 0 {
+		return fmt.Errorf("audit: no GPU nodes in %s (no node carries %s=true)", where(paths), nodefacts.GPUPresent)
 	}
 	// audit states facts: an exception does not make a missing image exist.
 	return audit(e, allFindings(res))

@@ -131,3 +131,20 @@ func TestAuditIgnoresExceptions(t *testing.T) {
 		t.Errorf("audit --report: exit %d %q", code, errs)
 	}
 }
+
+// Without nodes, the rules that judge against them cannot: check says which
+// on stderr and counts them, rather than pass in silence.
+func TestCheckWithoutNodesSaysWhatItSkipped(t *testing.T) {
+	r := drv(t, "check", filepath.Join(lab, "k8s", "pdb.yaml"), filepath.Join(lab, "k8s", "trainer.yaml"), "--matrix", matrix, "-o", "json")
+	var rep jsonReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("%v: %s", err, r.stdout)
+	}
+	if !strings.Contains(r.stderr, "no Node in the input") || !strings.Contains(r.stderr, "DRV010 (unschedulable-affinity)") ||
+		strings.Contains(r.stderr, "--matrix") || rep.Summary.SkippedRules != 9 {
+		t.Fatalf("exit %d, skipped %d, stderr %q", r.code, rep.Summary.SkippedRules, r.stderr)
+	}
+	if r := drv(t, "check", lab, "--matrix", matrix, "-o", "json"); r.stderr != "" || !strings.Contains(r.stdout, `"skipped_rules": 0`) {
+		t.Fatalf("the lab has nodes and a matrix: stderr %q", r.stderr)
+	}
+}

@@ -210,6 +210,8 @@ func TestBadInputIsExitTwoWithOneLine(t *testing.T) {
 		{"negative cache age", []string{"check", lab, "--cache-ttl", "-1h"}, "--cache-ttl -1h0m0s: must not be negative"},
 		{"bad size", []string{"check", lab, "--max-input-size", "lots"}, `"lots" is not a size such as 512Mi`},
 		{"rules deadline", []string{"check", lab, "--timeout", "1ns"}, "the rules did not finish within 1ns (--timeout)"},
+		{"audit of no node", []string{"audit", filepath.Join(lab, "k8s", "pdb.yaml"), "--matrix", matrix}, "audit: no GPU nodes in " + filepath.Join(lab, "k8s", "pdb.yaml")},
+		{"audit of empty stdin", []string{"audit", "-", "--matrix", matrix}, "audit: no GPU nodes in -"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/fileerr"
 	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/internal/runner"
+	"github.com/drvcheck/drvcheck/policy"
 )
 
 // reportFile is one --report FORMAT=FILE.
@@ -94,14 +95,31 @@ func renderOptions() render.Options {
 	return opt
 }
 
+// why says what a run lacks, by the need a rule's meta names.
+var why = map[string]string{
+	runner.NeedCatalog: "no --matrix or --registry given",
+	runner.NeedNodes:   "no Node in the input (give the nodes' manifests, or check --nodes-from-cluster)",
+}
+
+// ruleList names rules as "DRV001 (missing-driver-image) is" or
+// "DRV001 (…), DRV002 (…) are".
+func ruleList(rules []policy.Rule) string {
+	names := make([]string, len(rules))
+	for i, r := range rules {
+		names[i] = fmt.Sprintf("%s (%s)", r.ID, r.Title)
+	}
+	if len(names) == 1 {
+		return names[0] + " is"
+	}
+	return strings.Join(names, ", ") + " are"
+}
+
 // conclude ends a run of the rules (check, scan): it names the rules that
 // could not judge (their meta says what they need), prints the report, and
 // turns --fail-on into the exit code.
 func (o *options) conclude(e *env, res *runner.Result) error {
-	for _, r := range res.Rules {
-		if slices.Contains(r.Needs, "catalog") && !res.Catalog.Configured() {
-			fmt.Fprintf(e.stderr, "drvcheck: no --matrix or --registry given; %s (%s) is skipped\n", r.ID, r.Title)
-		}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(e.stderr, "drvcheck: %s; %s skipped\n", why[s.Need], ruleList(s.Rules))
 	}
 	if err := o.emit(e, res); err != nil {
 		return err

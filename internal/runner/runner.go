@@ -71,6 +71,8 @@ type Result struct {
 	Catalog   *catalog.Catalog
 	Facts     *nodefacts.Set
 
+	// Skipped are the rules that could not judge, by what they need.
+	Skipped []Skip
 	// Suppressed are findings held back by an exception; Expired are
 	// exceptions past their date (see except).
 	Suppressed []exceptions.Suppressed
@@ -183,10 +185,47 @@ func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Invento
 	}
 	place(inv, findings)
 	policy.Sort(findings)
-	return &Result{
+	res := &Result{
 		Findings: findings, Rules: engine.Rules(), Inventory: inv, Catalog: cat, Facts: facts,
 		Summary: policy.Summary{Objects: inv.Objects, GPUNodes: facts.GPU()},
-	}, nil
+	}
+	res.Skipped, res.Summary.SkippedRules = skipped(res.Rules, map[string]bool{
+		NeedCatalog: cat.Configured(),
+		NeedNodes:   len(inv.Nodes) > 0,
+	})
+	return res, nil
+}
+
+// What a rule's meta may say it needs (policy.Rule.Needs).
+const (
+	NeedCatalog = "catalog" // a --matrix or --registry
+	NeedNodes   = "nodes"   // at least one Node
+)
+
+// Skip is a need the run does not meet, and the rules that need it.
+type Skip struct {
+	Need  string
+	Rules []policy.Rule
+}
+
+// skipped lists, by need, the rules whose needs the run does not meet,
+// and how many rules that is.
+func skipped(rules []policy.Rule, met map[string]bool) ([]Skip, int) {
+	var out []Skip
+	count := map[string]bool{}
+	for _, need := range []string{NeedCatalog, NeedNodes} {
+		s := Skip{Need: need}
+		for _, r := range rules {
+			if slices.Contains(r.Needs, need) && !met[need] {
+				s.Rules = append(s.Rules, r)
+				count[r.ID] = true
+			}
+		}
+		if len(s.Rules) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out, len(count)
 }
 
 // convert builds the document and converts it for OPA. The drain model is
