@@ -92,6 +92,6 @@ type Summary struct {
 	// SkippedRules counts rules that could not judge: what they need (a
 	// source of tags, nodes) is not in the run.
 	SkippedRules int `json:"skipped_rules"`
-	GPUNodes   int `json:"gpu_nodes"`
-	Objects    int `json:"objects"`
+	GPUNodes     int `json:"gpu_nodes"`
+	Objects      int `json:"objects"`
 }
