@@ -185,6 +185,7 @@ func TestBadInputIsExitTwoWithOneLine(t *testing.T) {
 	if err := os.WriteFile(brokenPolicy, []byte("package drvcheck.rules.broken\n\nfindings contains f if {\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	padded := file("padded.yaml", "apiVersion: v1\nkind: Node\nmetadata:\n  name: p\n  labels:\n    nvidia.com/gpu.present: \"true\"\n    nvidia.com/cuda.driver.major: \" 550\"\n    feature.node.kubernetes.io/kernel-version.full: 5.15.0-119-generic\n    feature.node.kubernetes.io/system-os_release.ID: ubuntu\n    feature.node.kubernetes.io/system-os_release.VERSION_ID: \"22.04\"\n")
 	dupKey := file("dup.yaml", "apiVersion: v1\nkind: Node\nmetadata:\n  labels:\n    nvidia.com/gpu.present: \"true\"\n    nvidia.com/gpu.present: \"false\"\n  name: n\n")
 	oldPDB := file("pdb.yaml", "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: p}\nspec: {minAvailable: 1}\n")
 	cases := []struct {
@@ -210,6 +211,7 @@ func TestBadInputIsExitTwoWithOneLine(t *testing.T) {
 		{"negative cache age", []string{"check", lab, "--cache-ttl", "-1h"}, "--cache-ttl -1h0m0s: must not be negative"},
 		{"bad size", []string{"check", lab, "--max-input-size", "lots"}, `"lots" is not a size such as 512Mi`},
 		{"rules deadline", []string{"check", lab, "--timeout", "1ns"}, "the rules did not finish within 1ns (--timeout)"},
+		{"tag from a padded label", []string{"tag", "p", padded}, `tag: node p: no tag: label nvidia.com/cuda.driver.major is invalid (" 550" cannot be part of an image tag)`},
 		{"audit of no node", []string{"audit", filepath.Join(lab, "k8s", "pdb.yaml"), "--matrix", matrix}, "audit: no GPU nodes in " + filepath.Join(lab, "k8s", "pdb.yaml")},
 		{"audit of empty stdin", []string{"audit", "-", "--matrix", matrix}, "audit: no GPU nodes in -"},
 	}

@@ -9,6 +9,7 @@
 package nodefacts
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -34,7 +35,7 @@ var driverKeys = []struct{ major, minor, rev string }{
 // Problem is a label the tag needs that is missing or empty.
 type Problem struct {
 	Label  string `json:"label"`
-	Reason string `json:"reason"` // "missing" or "empty"
+	Reason string `json:"reason"` // "missing", "empty" or "invalid (…)"
 	// Key is the label key to point at: Label without the "(or …)" of a
 	// missing driver key.
 	Key string `json:"-"`
@@ -81,6 +82,11 @@ func Of(node *corev1.Node) Facts {
 	}
 	if len(f.Problems) == 0 {
 		f.Tag = TagFor(f.Branch, f.Kernel, f.OSTag)
+		if !ValidTag(f.Tag) {
+			f.Problems = append(f.Problems, Problem{Label: Kernel, Key: Kernel,
+				Reason: fmt.Sprintf("invalid (the tag %s would be longer than the 128 characters an image tag may have)", f.Tag)})
+			f.Tag = ""
+		}
 	}
 	return f
 }
@@ -109,6 +115,9 @@ func (f *Facts) require(l map[string]string, key, alt string) string {
 		f.Problems = append(f.Problems, Problem{Label: name, Reason: "missing", Key: key})
 	case strings.TrimSpace(v) == "":
 		f.Problems = append(f.Problems, Problem{Label: key, Reason: "empty", Key: key})
+	case !tagPart.MatchString(v):
+		f.Problems = append(f.Problems, Problem{Label: key, Key: key,
+			Reason: fmt.Sprintf("invalid (%q cannot be part of an image tag)", v)})
 	}
 	return v
 }

@@ -2,6 +2,8 @@ package nodefacts
 
 import (
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -150,5 +152,32 @@ func TestSetReadsEveryNodeOnce(t *testing.T) {
 	}
 	if s.GPU() != 1 || len(s.List()) != 2 {
 		t.Errorf("GPU() = %d, List() has %d", s.GPU(), len(s.List()))
+	}
+}
+
+// A label that cannot be part of an image tag (a padded value, a "/", ":",
+// "@" or space) is a problem naming the label and its value, and no tag is
+// made: printing " 550-…" or "550-5.15/x-…" would name an image that no
+// registry can hold.
+func TestLabelsThatCannotBeInATag(t *testing.T) {
+	for key, value := range map[string]string{
+		"nvidia.com/cuda.driver.major": " 550",
+		Kernel:                         "5.15.0-119/generic",
+		OSID:                           "ubuntu:latest",
+		OSVersionID:                    "22.04 LTS",
+	} {
+		l := labLabels("550", "90", "07", "5.15.0-119-generic", "22.04")
+		l[key] = value
+		f := Of(nodeWith(l))
+		if f.Tag != "" || len(f.Problems) != 1 || f.Problems[0].Key != key || !strings.Contains(f.Problems[0].Reason, strconv.Quote(value)) {
+			t.Errorf("%s=%q: tag %q, problems %+v", key, value, f.Tag, f.Problems)
+		}
+	}
+	l := labLabels("550", "90", "07", strings.Repeat("k", 120), "22.04")
+	if f := Of(nodeWith(l)); f.Tag != "" || len(f.Problems) != 1 || !strings.Contains(f.Problems[0].Reason, "128 characters") {
+		t.Errorf("a 140-character tag: %+v", f)
+	}
+	if !ValidTag("550-5.15.0-119-generic-ubuntu22.04") || ValidTag("-550") || ValidTag("550 x") {
+		t.Error("ValidTag")
 	}
 }

@@ -1,6 +1,21 @@
 package nodefacts
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
+
+// The OCI distribution spec's tag grammar, [a-zA-Z0-9_][a-zA-Z0-9._-]{0,127};
+// a part of a tag may hold its characters but never a space, "/", ":" or
+// "@", which would make another reference or none (" 550" from a padded
+// label, say).
+var (
+	ociTag  = regexp.MustCompile(`^[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}$`)
+	tagPart = regexp.MustCompile(`^[a-zA-Z0-9._-]+$`)
+)
+
+// ValidTag reports whether tag is a tag a registry can hold.
+func ValidTag(tag string) bool { return ociTag.MatchString(tag) }
 
 // TagFor builds a precompiled driver image tag,
 // <driver branch>-<kernel version>-<os tag>.
