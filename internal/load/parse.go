@@ -54,7 +54,7 @@ func documentObjects(src *Source, doc int, n *yaml.Node) ([]*Object, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%d: document is not a mapping", root.Line)
 	}
-	c := &converter{budget: maxNodes}
+	c := &converter{budget: maxAliased}
 	m, err := c.mapping(root, 0)
 	if err != nil {
 		return nil, err

@@ -9,21 +9,26 @@ import (
 	yaml "sigs.k8s.io/yaml/goyaml.v3"
 )
 
-// maxNodes bounds how many YAML nodes one document may expand to, so that a
-// few aliases cannot blow up into billions of values ("billion laughs").
-const maxNodes = 1 << 18
+// maxAliased bounds how many values one document's aliases may expand to,
+// so that a few aliases cannot blow up into billions of values ("billion
+// laughs"). Only values reached through an alias count: a large list
+// without aliases (kubectl get nodes -o json of a fleet) costs nothing.
+const maxAliased = 1 << 18
 
 // converter turns a parsed YAML tree into the plain values that JSON would
 // give (map[string]any, []any, string, int64, float64, bool, nil).
 type converter struct {
-	budget int
-	lines  lineIndex // filled with the line of every field, by path hash
+	budget  int       // values aliases may still expand to
+	aliased int       // > 0 while converting what an alias points at
+	lines   lineIndex // filled with the line of every field, by path hash
 }
 
 func (c *converter) value(n *yaml.Node, path uint64) (any, error) {
-	c.budget--
-	if c.budget < 0 {
-		return nil, fmt.Errorf("%d: document expands to more than %d values", n.Line, maxNodes)
+	if c.aliased > 0 {
+		c.budget--
+		if c.budget < 0 {
+			return nil, fmt.Errorf("%d: aliases expand to more than %d values", n.Line, maxAliased)
+		}
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -41,6 +46,8 @@ func (c *converter) value(n *yaml.Node, path uint64) (any, error) {
 		}
 		return out, nil
 	case yaml.AliasNode:
+		c.aliased++
+		defer func() { c.aliased-- }()
 		return c.value(n.Alias, path)
 	case yaml.ScalarNode:
 		return scalar(n)
