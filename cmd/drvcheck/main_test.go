@@ -186,6 +186,11 @@ func TestBadInputIsExitTwoWithOneLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	padded := file("padded.yaml", "apiVersion: v1\nkind: Node\nmetadata:\n  name: p\n  labels:\n    nvidia.com/gpu.present: \"true\"\n    nvidia.com/cuda.driver.major: \" 550\"\n    feature.node.kubernetes.io/kernel-version.full: 5.15.0-119-generic\n    feature.node.kubernetes.io/system-os_release.ID: ubuntu\n    feature.node.kubernetes.io/system-os_release.VERSION_ID: \"22.04\"\n")
+	pdbMinus := file("pdb-minus.yaml", "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: p}\nspec:\n  minAvailable: -1\n  selector: {matchLabels: {a: b}}\n")
+	pdbBoth := file("pdb-both.yaml", "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: p}\nspec:\n  selector: {matchLabels: {a: b}}\n  minAvailable: 1\n  maxUnavailable: 1\n")
+	pdbPct := file("pdb-pct.yaml", "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: p}\nspec:\n  maxUnavailable: 150%\n")
+	minusReplicas := file("minus.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: -3\n  template: {spec: {containers: [{name: c, image: x}]}}\n")
+	badOperator := file("op.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: x}]\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions:\n          - {key: a, operator: Gte, values: [\"1\"]}\n")
 	dupKey := file("dup.yaml", "apiVersion: v1\nkind: Node\nmetadata:\n  labels:\n    nvidia.com/gpu.present: \"true\"\n    nvidia.com/gpu.present: \"false\"\n  name: n\n")
 	oldPDB := file("pdb.yaml", "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: p}\nspec: {minAvailable: 1}\n")
 	cases := []struct {
@@ -212,6 +217,11 @@ func TestBadInputIsExitTwoWithOneLine(t *testing.T) {
 		{"bad size", []string{"check", lab, "--max-input-size", "lots"}, `"lots" is not a size such as 512Mi`},
 		{"rules deadline", []string{"check", lab, "--timeout", "1ns"}, "the rules did not finish within 1ns (--timeout)"},
 		{"tag from a padded label", []string{"tag", "p", padded}, `tag: node p: no tag: label nvidia.com/cuda.driver.major is invalid (" 550" cannot be part of an image tag)`},
+		{"negative minAvailable", []string{"check", pdbMinus}, "PodDisruptionBudget/default/p (" + pdbMinus + ":5): spec.minAvailable: Invalid value: -1: must be greater than or equal to 0"},
+		{"both numbers of a budget", []string{"check", pdbBoth}, "(" + pdbBoth + ":6): spec.minAvailable: Invalid value: \"1\": minAvailable and maxUnavailable cannot be both set"},
+		{"percentage over 100", []string{"check", pdbPct}, "spec.maxUnavailable: Invalid value: \"150%\": must not be greater than 100%"},
+		{"negative replicas", []string{"check", minusReplicas}, "Deployment/default/d (" + minusReplicas + ":5): spec.replicas: Invalid value: -3"},
+		{"unknown operator", []string{"check", badOperator}, "(" + badOperator + ":11): spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: Unsupported value: \"Gte\""},
 		{"audit of no node", []string{"audit", filepath.Join(lab, "k8s", "pdb.yaml"), "--matrix", matrix}, "audit: no GPU nodes in " + filepath.Join(lab, "k8s", "pdb.yaml")},
 		{"audit of empty stdin", []string{"audit", "-", "--matrix", matrix}, "audit: no GPU nodes in -"},
 	}

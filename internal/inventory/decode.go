@@ -135,6 +135,14 @@ func decode(o *load.Object) (metav1.Object, error) {
 	if o.Namespace != "" {
 		x.SetNamespace(o.Namespace)
 	}
+	if errs := validate(x); len(errs) > 0 {
+		e := errs[0]
+		where := o.Ref().String()
+		if o.Source != nil {
+			where = fmt.Sprintf("%s (%s:%d)", where, o.Source.Name, o.FieldLine(fieldPath(e.Field)))
+		}
+		return nil, fmt.Errorf("%s: %s: the API server refuses it", where, e.Error())
+	}
 	return x, nil
 }
 

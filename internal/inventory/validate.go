@@ -1,0 +1,149 @@
+package inventory
+
+import (
+	"strconv"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// validate applies the API server's own checks (kubernetes
+// pkg/apis/{core,apps,batch,policy}/validation) to the fields drvcheck's
+// verdicts rest on, in its words: a spec the API server refuses never
+// reaches a cluster, so judging it would answer for an object that cannot
+// exist, a PodDisruptionBudget with minAvailable -1 passing, say.
+func validate(x metav1.Object) field.ErrorList {
+	spec := field.NewPath("spec")
+	switch o := x.(type) {
+	case *policyv1.PodDisruptionBudget:
+		return validateBudget(&o.Spec, spec)
+	case *corev1.Pod:
+		return validatePodSpec(&o.Spec, spec)
+	case *appsv1.Deployment:
+		return append(nonNegative(o.Spec.Replicas, spec.Child("replicas")), validatePodSpec(&o.Spec.Template.Spec, templateSpec)...)
+	case *appsv1.ReplicaSet:
+		return append(nonNegative(o.Spec.Replicas, spec.Child("replicas")), validatePodSpec(&o.Spec.Template.Spec, templateSpec)...)
+	case *appsv1.StatefulSet:
+		return append(nonNegative(o.Spec.Replicas, spec.Child("replicas")), validatePodSpec(&o.Spec.Template.Spec, templateSpec)...)
+	case *appsv1.DaemonSet:
+		return validatePodSpec(&o.Spec.Template.Spec, templateSpec)
+	case *batchv1.Job:
+		return append(nonNegative(o.Spec.Parallelism, spec.Child("parallelism")), validatePodSpec(&o.Spec.Template.Spec, templateSpec)...)
+	case *batchv1.CronJob:
+		job := spec.Child("jobTemplate", "spec")
+		return append(nonNegative(o.Spec.JobTemplate.Spec.Parallelism, job.Child("parallelism")),
+			validatePodSpec(&o.Spec.JobTemplate.Spec.Template.Spec, job.Child("template", "spec"))...)
+	case *corev1.ReplicationController:
+		errs := nonNegative(o.Spec.Replicas, spec.Child("replicas"))
+		if o.Spec.Template != nil {
+			errs = append(errs, validatePodSpec(&o.Spec.Template.Spec, templateSpec)...)
+		}
+		return errs
+	}
+	return nil
+}
+
+var templateSpec = field.NewPath("spec", "template", "spec")
+
+func nonNegative(v *int32, p *field.Path) field.ErrorList {
+	if v != nil && *v < 0 {
+		return field.ErrorList{field.Invalid(p, *v, "must be greater than or equal to 0")}
+	}
+	return nil
+}
+
+// validateBudget is ValidatePodDisruptionBudgetSpec's checks of the two
+// numbers.
+func validateBudget(s *policyv1.PodDisruptionBudgetSpec, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if s.MinAvailable != nil && s.MaxUnavailable != nil {
+		errs = append(errs, field.Invalid(p.Child("minAvailable"), s.MinAvailable.String(), "minAvailable and maxUnavailable cannot be both set"))
+	}
+	errs = append(errs, intOrPercent(s.MinAvailable, p.Child("minAvailable"))...)
+	return append(errs, intOrPercent(s.MaxUnavailable, p.Child("maxUnavailable"))...)
+}
+
+func intOrPercent(v *intstr.IntOrString, p *field.Path) field.ErrorList {
+	switch {
+	case v == nil:
+		return nil
+	case v.Type == intstr.Int:
+		if v.IntVal < 0 {
+			return field.ErrorList{field.Invalid(p, v.IntVal, "must be greater than or equal to 0")}
+		}
+		return nil
+	}
+	n, err := strconv.Atoi(strings.TrimSuffix(v.StrVal, "%"))
+	switch {
+	case !strings.HasSuffix(v.StrVal, "%") || err != nil:
+		return field.ErrorList{field.Invalid(p, v.StrVal, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")}
+	case n < 0:
+		return field.ErrorList{field.Invalid(p, v.StrVal, "must be greater than or equal to 0")}
+	case n > 100:
+		return field.ErrorList{field.Invalid(p, v.StrVal, "must not be greater than 100%")}
+	}
+	return nil
+}
+
+// validatePodSpec checks the required node affinity's requirements as
+// ValidateNodeSelectorRequirement does: the scheduler would otherwise read
+// an operator it does not know as matching no node.
+func validatePodSpec(s *corev1.PodSpec, p *field.Path) field.ErrorList {
+	if s.Affinity == nil || s.Affinity.NodeAffinity == nil || s.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return nil
+	}
+	terms := p.Child("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
+	var errs field.ErrorList
+	for i, t := range s.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		for j, r := range t.MatchExpressions {
+			errs = append(errs, requirement(r, terms.Index(i).Child("matchExpressions").Index(j))...)
+		}
+		for j, r := range t.MatchFields {
+			errs = append(errs, requirement(r, terms.Index(i).Child("matchFields").Index(j))...)
+		}
+	}
+	return errs
+}
+
+func requirement(r corev1.NodeSelectorRequirement, p *field.Path) field.ErrorList {
+	switch r.Operator {
+	case corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn:
+		if len(r.Values) == 0 {
+			return field.ErrorList{field.Required(p.Child("values"), "must be specified when `operator` is 'In' or 'NotIn'")}
+		}
+	case corev1.NodeSelectorOpExists, corev1.NodeSelectorOpDoesNotExist:
+		if len(r.Values) > 0 {
+			return field.ErrorList{field.Forbidden(p.Child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'")}
+		}
+	case corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt:
+		// The value's form is DRV011's to judge; the API server only
+		// wants one, which DRV011 reports too.
+	default:
+		return field.ErrorList{field.NotSupported(p.Child("operator"), r.Operator, []string{"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"})}
+	}
+	return nil
+}
+
+// fieldPath turns "spec.template.spec.affinity.x[0].operator" into the
+// path FieldLine follows.
+func fieldPath(s string) []any {
+	var out []any
+	for _, part := range strings.Split(s, ".") {
+		name, rest, _ := strings.Cut(part, "[")
+		out = append(out, name)
+		for rest != "" {
+			idx, more, _ := strings.Cut(rest, "]")
+			if i, err := strconv.Atoi(idx); err == nil {
+				out = append(out, i)
+			}
+			rest = strings.TrimPrefix(more, "[")
+		}
+	}
+	return out
+}
