@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -132,18 +133,55 @@ func decode(o *load.Object) (metav1.Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", o.Where(), conversionError(err))
 	}
+	if o.Wide() {
+		if p := overflow(o.Raw, reflect.TypeOf(x), nil); p != nil {
+			return nil, fmt.Errorf("%s: %s: %v does not fit the field's 32 bits", atField(o, p), dotted(p), valueAt(o.Raw, p))
+		}
+	}
 	if o.Namespace != "" {
 		x.SetNamespace(o.Namespace)
 	}
 	if errs := validate(x); len(errs) > 0 {
-		e := errs[0]
-		where := o.Ref().String()
-		if o.Source != nil {
-			where = fmt.Sprintf("%s (%s:%d)", where, o.Source.Name, o.FieldLine(fieldPath(e.Field)))
-		}
-		return nil, fmt.Errorf("%s: %s: the API server refuses it", where, e.Error())
+		return nil, fmt.Errorf("%s: %s: the API server refuses it", atField(o, fieldPath(errs[0].Field)), errs[0].Error())
 	}
 	return x, nil
+}
+
+// atField names the object and the line of the field at path.
+func atField(o *load.Object, path []any) string {
+	if o.Source == nil {
+		return o.Ref().String()
+	}
+	return fmt.Sprintf("%s (%s:%d)", o.Ref(), o.Source.Name, o.FieldLine(path))
+}
+
+// dotted writes a path as the API server does: spec.template.containers[0].
+func dotted(path []any) string {
+	var b strings.Builder
+	for _, p := range path {
+		if i, ok := p.(int); ok {
+			fmt.Fprintf(&b, "[%d]", i)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		fmt.Fprint(&b, p)
+	}
+	return b.String()
+}
+
+// valueAt is the value at path in raw.
+func valueAt(raw any, path []any) any {
+	for _, p := range path {
+		switch x := raw.(type) {
+		case map[string]any:
+			raw = x[fmt.Sprint(p)]
+		case []any:
+			raw = x[p.(int)]
+		}
+	}
+	return raw
 }
 
 // conversionError keeps the converter's first line, which names the field.

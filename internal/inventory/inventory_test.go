@@ -1,11 +1,14 @@
 package inventory
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/drvcheck/drvcheck/internal/load"
 	"github.com/drvcheck/drvcheck/internal/object"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 )
 
 func objects(t *testing.T, src string) []*load.Object {
@@ -76,5 +79,25 @@ func TestDecodeErrorsNameTheObjectAndComeInReadOrder(t *testing.T) {
 				t.Fatalf("error %v, want prefix %q", err, c.want)
 			}
 		})
+	}
+}
+
+// Numbers are checked against the field they decode into, wherever it sits:
+// a 64-bit field takes a big number, a 32-bit one does not.
+func TestOverflowFollowsTheFieldTypes(t *testing.T) {
+	pod := map[string]any{"spec": map[string]any{
+		"activeDeadlineSeconds": int64(1) << 40,
+		"containers":            []any{map[string]any{"name": "c", "ports": []any{map[string]any{"containerPort": int64(80)}}}},
+	}}
+	if p := overflow(pod, reflect.TypeFor[corev1.Pod](), nil); p != nil {
+		t.Fatalf("a 64-bit field flagged at %v", p)
+	}
+	pod["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["ports"].([]any)[0].(map[string]any)["containerPort"] = int64(1) << 33
+	if p := overflow(pod, reflect.TypeFor[corev1.Pod](), nil); dotted(p) != "spec.containers[0].ports[0].containerPort" {
+		t.Fatalf("path %v", p)
+	}
+	pdb := map[string]any{"spec": map[string]any{"minAvailable": int64(1) << 32}}
+	if p := overflow(pdb, reflect.TypeFor[policyv1.PodDisruptionBudget](), nil); dotted(p) != "spec.minAvailable" {
+		t.Fatalf("an IntOrString past 32 bits: %v", p)
 	}
 }

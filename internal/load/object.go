@@ -28,6 +28,7 @@ type Object struct {
 
 	lines lineIndex // the document's field lines (see FieldLine)
 	root  uint64    // path hash of the object inside its document
+	wide  bool      // its document holds a number beyond 32 bits
 }
 
 // Source is a file, or standard input, that objects came from.
@@ -39,6 +40,10 @@ type Source struct {
 func (o *Object) Ref() object.Ref {
 	return object.Ref{Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}
 }
+
+// Wide reports whether the object's document holds a number beyond 32
+// bits: only then need its decoding be checked for a wrapped field.
+func (o *Object) Wide() bool { return o.wide }
 
 // Where names the object and where it was read, for error messages.
 func (o *Object) Where() string {

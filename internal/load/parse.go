@@ -64,7 +64,7 @@ func documentObjects(src *Source, doc int, n *yaml.Node) ([]*Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	obj.Source, obj.Doc, obj.Item, obj.lines = src, doc, -1, c.lines
+	obj.Source, obj.Doc, obj.Item, obj.lines, obj.wide = src, doc, -1, c.lines, c.wide
 	if !isList(obj) {
 		return []*Object{obj}, nil
 	}
@@ -102,7 +102,7 @@ func listItems(list *Object, root *yaml.Node) ([]*Object, error) {
 		if err != nil {
 			return nil, err
 		}
-		obj.Source, obj.Doc, obj.Item, obj.lines = list.Source, list.Doc, i, list.lines
+		obj.Source, obj.Doc, obj.Item, obj.lines, obj.wide = list.Source, list.Doc, i, list.lines, list.wide
 		obj.root = indexHash(keyHash(0, "items"), i)
 		out = append(out, obj)
 	}

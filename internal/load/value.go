@@ -21,6 +21,7 @@ type converter struct {
 	budget  int       // values aliases may still expand to
 	aliased int       // > 0 while converting what an alias points at
 	lines   lineIndex // filled with the line of every field, by path hash
+	wide    bool      // a number beyond 32 bits was read
 }
 
 func (c *converter) value(n *yaml.Node, path uint64) (any, error) {
@@ -50,7 +51,9 @@ func (c *converter) value(n *yaml.Node, path uint64) (any, error) {
 		defer func() { c.aliased-- }()
 		return c.value(n.Alias, path)
 	case yaml.ScalarNode:
-		return scalar(n)
+		v, err := scalar(n)
+		c.wide = c.wide || beyond32(v)
+		return v, err
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil
@@ -132,6 +135,17 @@ func duplicate(n *yaml.Node, i int) error {
 		}
 	}
 	return fmt.Errorf("%d: key %q appears twice in one mapping (first on line %d)", k.Line, k.Value, first)
+}
+
+// beyond32 reports a number that a 32-bit field would wrap.
+func beyond32(v any) bool {
+	switch x := v.(type) {
+	case int64:
+		return x > math.MaxInt32 || x < math.MinInt32
+	case float64:
+		return x > math.MaxInt32 || x < math.MinInt32
+	}
+	return false
 }
 
 func scalar(n *yaml.Node) (any, error) {
