@@ -92,6 +92,9 @@ type Summary struct {
 	// SkippedRules counts rules that could not judge: what they need (a
 	// source of tags, nodes) is not in the run.
 	SkippedRules int `json:"skipped_rules"`
-	GPUNodes     int `json:"gpu_nodes"`
-	Objects      int `json:"objects"`
+	// UncheckedObjects counts objects that look like workloads but are not
+	// read: a removed apiVersion, a misspelt kind.
+	UncheckedObjects int `json:"unchecked_objects"`
+	GPUNodes         int `json:"gpu_nodes"`
+	Objects          int `json:"objects"`
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -146,5 +147,32 @@ func TestCheckWithoutNodesSaysWhatItSkipped(t *testing.T) {
 	}
 	if r := drv(t, "check", lab, "--matrix", matrix, "-o", "json"); r.stderr != "" || !strings.Contains(r.stdout, `"skipped_rules": 0`) {
 		t.Fatalf("the lab has nodes and a matrix: stderr %q", r.stderr)
+	}
+}
+
+// Objects that look like workloads but are not read (a removed
+// apiVersion, a misspelt kind) are named once per kind and version on
+// stderr and counted, never skipped in silence; other kinds pass quietly.
+func TestUncheckedWorkloadsAreNamed(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "old.yaml")
+	content := "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: d}\n---\n" +
+		"apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: e}\n---\n" +
+		"apiVersion: apps/v1\nkind: Deploymnet\nmetadata: {name: t}\n---\n" +
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\n" +
+		"apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: r}\n"
+	if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := drv(t, "check", f, lab, "--matrix", matrix, "-o", "json")
+	var rep jsonReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("%v: %s", err, r.stdout)
+	}
+	want := []string{
+		"drvcheck: warning: 2 Deployment object(s) of apiVersion extensions/v1beta1 not checked: that apiVersion is no longer served; use apps/v1 (the first at " + f + ":1)",
+		"drvcheck: warning: 1 Deploymnet object(s) of apiVersion apps/v1 not checked: no such kind; did you mean Deployment? (the first at " + f + ":9)",
+	}
+	if got := strings.Split(strings.TrimSpace(r.stderr), "\n"); !slices.Equal(got, want) || rep.Summary.UncheckedObjects != 3 {
+		t.Fatalf("unchecked %d, stderr:\n%s", rep.Summary.UncheckedObjects, r.stderr)
 	}
 }

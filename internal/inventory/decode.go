@@ -100,6 +100,9 @@ func FromDecoded(objs []*load.Object, keepRaw bool) (*Inventory, error) {
 		}
 		x, ok := o.Decoded.(metav1.Object)
 		if !ok {
+			if why := unreadWhy(o); why != "" {
+				inv.addUnread(o, why)
+			}
 			continue
 		}
 		if prev := inv.Origin(o.Ref()); prev != nil {

@@ -29,6 +29,9 @@ type Inventory struct {
 	// Live is true when the objects came from a cluster: pods and budget
 	// status are then the cluster's, not a model of them.
 	Live bool
+	// Unread are objects that look like kinds drvcheck reads but are not
+	// read (a removed apiVersion, a misspelt kind), by kind and version.
+	Unread []Unread
 
 	origins map[object.Ref]*load.Object
 	raw     []map[string]any

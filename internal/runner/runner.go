@@ -147,6 +147,11 @@ func open(ctx context.Context, cfg Config, read Reader) (*policy.Engine, *invent
 	if cfg.Upgrade != nil {
 		inv = cfg.Upgrade.apply(inv)
 	}
+	if cfg.Warn != nil {
+		for _, u := range inv.Unread {
+			cfg.Warn(u.String())
+		}
+	}
 	cat, err := catalog.Read(ctx, cfg.Sources())
 	if err != nil {
 		return nil, nil, nil, err
@@ -188,6 +193,9 @@ func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Invento
 	res := &Result{
 		Findings: findings, Rules: engine.Rules(), Inventory: inv, Catalog: cat, Facts: facts,
 		Summary: policy.Summary{Objects: inv.Objects, GPUNodes: facts.GPU()},
+	}
+	for _, u := range inv.Unread {
+		res.Summary.UncheckedObjects += u.Count
 	}
 	res.Skipped, res.Summary.SkippedRules = skipped(res.Rules, map[string]bool{
 		NeedCatalog: cat.Configured(),
