@@ -18,6 +18,7 @@ import (
 // kind is how one kind drvcheck reads is recognised, decoded and kept.
 type kind struct {
 	group, version string
+	typ            reflect.Type // the API type, e.g. corev1.Node
 	decode         func(raw map[string]any) (metav1.Object, error)
 	add            func(inv *Inventory, x metav1.Object)
 }
@@ -27,7 +28,7 @@ func kindOf[T any, P interface {
 	metav1.Object
 }](group, version string, add func(*Inventory, P)) kind {
 	return kind{
-		group: group, version: version,
+		group: group, version: version, typ: reflect.TypeFor[T](),
 		decode: func(raw map[string]any) (metav1.Object, error) {
 			x := P(new(T))
 			return x, k8sruntime.DefaultUnstructuredConverter.FromUnstructured(raw, x)
@@ -134,10 +135,13 @@ func decode(o *load.Object) (metav1.Object, error) {
 	}
 	x, err := k.decode(o.Raw)
 	if err != nil {
+		if p, why := mismatch(o.Raw, k.typ, nil); p != nil {
+			return nil, fmt.Errorf("%s: %s: %s", atField(o, p), dotted(p), why)
+		}
 		return nil, fmt.Errorf("%s: %s", o.Where(), conversionError(err))
 	}
 	if o.Wide() {
-		if p := overflow(o.Raw, reflect.TypeOf(x), nil); p != nil {
+		if p := overflow(o.Raw, k.typ, nil); p != nil {
 			return nil, fmt.Errorf("%s: %s: %v does not fit the field's 32 bits", atField(o, p), dotted(p), valueAt(o.Raw, p))
 		}
 	}

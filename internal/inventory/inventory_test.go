@@ -66,7 +66,7 @@ metadata: {name: cm}
 func TestDecodeErrorsNameTheObjectAndComeInReadOrder(t *testing.T) {
 	cases := map[string]struct{ src, want string }{
 		"wrong type": {"apiVersion: v1\nkind: Node\nmetadata: {name: n, labels: {a: [1]}}\n",
-			"Node/n (m.yaml:1): "},
+			"Node/n (m.yaml:3): metadata.labels.a: want a string, got a list"},
 		"duplicate": {"apiVersion: v1\nkind: Node\nmetadata: {name: n}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\n",
 			"Node/n (m.yaml:5): defined twice, also at m.yaml:1"},
 		"old version first": {"apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: c}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n, labels: {a: [1]}}\n",
@@ -99,5 +99,25 @@ func TestOverflowFollowsTheFieldTypes(t *testing.T) {
 	pdb := map[string]any{"spec": map[string]any{"minAvailable": int64(1) << 32}}
 	if p := overflow(pdb, reflect.TypeFor[policyv1.PodDisruptionBudget](), nil); dotted(p) != "spec.minAvailable" {
 		t.Fatalf("an IntOrString past 32 bits: %v", p)
+	}
+}
+
+// A value of the wrong type is an error naming the field and its line,
+// not apimachinery's "cannot restore struct from: int64".
+func TestTypeErrorsNameTheField(t *testing.T) {
+	cases := map[string]string{
+		"replicas: three": `spec.replicas: want an integer, got the string "three"`,
+		"template: {spec: {containers: {name: c}}}":   "spec.template.spec.containers: want a list, got a mapping",
+		"template: {metadata: {labels: [a]}}":         "spec.template.metadata.labels: want a mapping, got a list",
+		"selector: 5":                                 "spec.selector: want a mapping, got 5",
+		"template: {spec: {nodeSelector: {a: true}}}": "spec.template.spec.nodeSelector.a: want a string, got true",
+		"template: {spec: {containers: [{name: c, resources: {limits: {cpu: lots}}}]}}": "spec.template.spec.containers[0].resources.limits.cpu: quantities must match",
+	}
+	for spec, want := range cases {
+		src := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  " + spec + "\n"
+		_, err := Parse("d.yaml", []byte(src), false)
+		if err == nil || !strings.Contains(err.Error(), "(d.yaml:5): "+want) {
+			t.Errorf("%s: error %v, want line 5 and %q", spec, err, want)
+		}
 	}
 }
