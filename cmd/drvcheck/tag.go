@@ -70,7 +70,11 @@ func checkTag(ctx context.Context, e *env, o *options, tag string) error {
 	if !o.Registry.Configured() {
 		return errors.New("tag --check: needs --matrix or --registry to know which driver images exist")
 	}
-	cat, err := catalog.Read(ctx, o.runnerConfig(e, nil).Sources())
+	cfg := o.runnerConfig(e, nil)
+	cat, err := catalog.Read(ctx, cfg.Sources())
+	if err == nil {
+		cat, err = runner.Confirm(ctx, cfg, cat, []string{tag})
+	}
 	if err != nil {
 		return err
 	}

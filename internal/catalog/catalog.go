@@ -8,6 +8,7 @@ package catalog
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 )
@@ -15,6 +16,7 @@ import (
 // Catalog is the union of the tags of several sources.
 type Catalog struct {
 	sources []string
+	cached  []Cached            // sources answered from the cache, not the registry
 	tags    map[string][]string // tag -> names of the sources that have it
 	// pairs holds, for every tag, each two of its three parts, so that a
 	// missing tag can be blamed on the part no source has with the others.
@@ -39,6 +41,34 @@ func (c *Catalog) Add(source string, tags []string) {
 			c.pairs[pair{OS, branch, kernel}] = true
 		}
 	}
+}
+
+// Cached is a source whose tags came from drvcheck's cache.
+type Cached struct {
+	Source  string
+	Fetched time.Time
+}
+
+// AddCached records the tags of a source read from the cache, listed on
+// fetched.
+func (c *Catalog) AddCached(source string, tags []string, fetched time.Time) {
+	c.Add(source, tags)
+	c.cached = append(c.cached, Cached{Source: source, Fetched: fetched})
+}
+
+// Doubtful lists the cached sources when one of tags is in no source: a
+// cached listing only says a tag existed, and the image may have been
+// pushed since. None when every tag is present or no source was cached.
+func (c *Catalog) Doubtful(tags []string) []Cached {
+	if len(c.cached) == 0 {
+		return nil
+	}
+	for _, t := range tags {
+		if v := c.Check(t); v.Checked && !v.Present {
+			return slices.Clone(c.cached)
+		}
+	}
+	return nil
 }
 
 // Configured reports whether any source was added.

@@ -43,6 +43,10 @@ func Read(ctx context.Context, src Sources) (*Catalog, error) {
 		return nil, err
 	}
 	for _, l := range listings {
+		if l.Cached {
+			cat.AddCached(l.Repository, l.Tags, l.Fetched)
+			continue
+		}
 		cat.Add(l.Repository, l.Tags)
 	}
 	return cat, nil

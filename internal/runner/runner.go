@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"slices"
 	"time"
@@ -87,11 +88,50 @@ func Run(ctx context.Context, cfg Config, read Reader) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := Evaluate(ctx, engine, inv, cat, cfg.CUDACompat)
+	facts := nodefacts.All(inv.Nodes)
+	if cat, err = Confirm(ctx, cfg, cat, neededTags(facts)); err != nil {
+		return nil, err
+	}
+	res, err := evaluate(ctx, engine, inv, facts, cat, cfg.CUDACompat)
 	if err != nil {
 		return nil, err
 	}
 	return res, except(res, cfg)
+}
+
+// neededTags are the tags the GPU nodes need.
+func neededTags(facts *nodefacts.Set) []string {
+	var out []string
+	for _, f := range facts.List() {
+		if f.GPU && f.Tag != "" {
+			out = append(out, f.Tag)
+		}
+	}
+	return out
+}
+
+// Confirm makes sure that no tag of needed is missing on the word of the
+// cache: a cached listing says what existed then, and a user who just
+// pushed the image must not be told it is still missing. When a needed tag
+// is in no source and some listing came from the cache, the registries are
+// listed again; offline they cannot be, and the answer says it may be
+// stale.
+func Confirm(ctx context.Context, cfg Config, cat *catalog.Catalog, needed []string) (*catalog.Catalog, error) {
+	doubtful := cat.Doubtful(needed)
+	if len(doubtful) == 0 {
+		return cat, nil
+	}
+	if cfg.Offline {
+		for _, c := range doubtful {
+			if cfg.Warn != nil {
+				cfg.Warn(fmt.Sprintf("--offline: the tags of %s are those cached on %s; a MISSING answer may be stale", c.Source, c.Fetched.UTC().Format(time.RFC3339)))
+			}
+		}
+		return cat, nil
+	}
+	src := cfg.Sources()
+	src.RegistryOptions.CacheTTL = 0 // ask the registries; the cache is written anew
+	return catalog.Read(ctx, src)
 }
 
 // RunUpgrade is Run over the fleet relabelled as cfg.Upgrade says (plan),
@@ -175,7 +215,10 @@ func (u *Upgrade) apply(inv *inventory.Inventory) *inventory.Inventory {
 // Evaluate reads the node facts once, builds the input document and
 // evaluates engine over it. compat is --cuda-compat ("" for the default).
 func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Inventory, cat *catalog.Catalog, compat string) (*Result, error) {
-	facts := nodefacts.All(inv.Nodes)
+	return evaluate(ctx, engine, inv, nodefacts.All(inv.Nodes), cat, compat)
+}
+
+func evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog, compat string) (*Result, error) {
 	opt, err := options(ctx, engine, inv, compat)
 	if err != nil {
 		return nil, err
