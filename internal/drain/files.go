@@ -35,6 +35,9 @@ func (m *Model) filePods(inv *inventory.Inventory, where func(object.Ref) string
 			ws = append(ws, w)
 		}
 	}
+	if err := modelSize(ws, where); err != nil {
+		return err
+	}
 	slices.SortStableFunc(ws, func(a, b *inventory.Workload) int {
 		return cmp.Or(modelKinds[a.Ref.Kind]-modelKinds[b.Ref.Kind],
 			strings.Compare(a.Ref.Namespace, b.Ref.Namespace), strings.Compare(a.Ref.Name, b.Ref.Name))
@@ -69,6 +72,28 @@ func (m *Model) filePods(inv *inventory.Inventory, where func(object.Ref) string
 		}
 	}
 	return nil
+}
+
+// MaxModelPods bounds the file pod model, which holds one pod per
+// replica: the target fleet's 20,000 workloads make about 40,000, and
+// replicas: 2147483647 (valid) would otherwise take gigabytes.
+const MaxModelPods = 250_000
+
+// modelSize refuses a model past MaxModelPods, naming the largest workload.
+func modelSize(ws []*inventory.Workload, where func(object.Ref) string) error {
+	var total int64
+	var largest *inventory.Workload
+	for _, w := range ws {
+		total += int64(w.Replicas)
+		if largest == nil || w.Replicas > largest.Replicas {
+			largest = w
+		}
+	}
+	if total <= MaxModelPods {
+		return nil
+	}
+	return fmt.Errorf("%s: %d replicas: the pod model of the files would hold %d pods, more than the %d drvcheck models (one per replica)",
+		where(largest.Ref), largest.Replicas, total, MaxModelPods)
 }
 
 // filePod is the pod a workload would make, as kubectl drain's filters see
