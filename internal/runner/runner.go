@@ -84,15 +84,11 @@ type Result struct {
 // read the objects, list the tags that exist, evaluate, then hold back
 // what exceptions cover.
 func Run(ctx context.Context, cfg Config, read Reader) (*Result, error) {
-	engine, inv, cat, err := open(ctx, cfg, read)
+	r, err := open(ctx, cfg, read)
 	if err != nil {
 		return nil, err
 	}
-	facts := nodefacts.All(inv.Nodes)
-	if cat, err = Confirm(ctx, cfg, cat, neededTags(facts)); err != nil {
-		return nil, err
-	}
-	res, err := evaluate(ctx, engine, inv, facts, cat, cfg.CUDACompat)
+	res, err := evaluate(ctx, r.engine, r.inv, r.facts, r.cat, cfg.CUDACompat)
 	if err != nil {
 		return nil, err
 	}
@@ -159,30 +155,39 @@ func Check(ctx context.Context, cfg Config) (*Result, error) { return Run(ctx, c
 // Document builds the input document a run would evaluate, for users who
 // write rules against it (drvcheck input).
 func Document(ctx context.Context, cfg Config, read Reader) (map[string]any, error) {
-	engine, inv, cat, err := open(ctx, cfg, read)
+	r, err := open(ctx, cfg, read)
 	if err != nil {
 		return nil, err
 	}
-	facts := nodefacts.All(inv.Nodes)
-	opt, err := options(ctx, engine, inv, cfg.CUDACompat)
+	opt, err := options(ctx, r.engine, r.inv, cfg.CUDACompat)
 	if err != nil {
 		return nil, err
 	}
-	if opt.Drain, err = drain.New(inv); err != nil {
+	if opt.Drain, err = drain.New(r.inv); err != nil {
 		return nil, err
 	}
-	return input.Build(inv, facts, cat, opt), nil
+	return input.Build(r.inv, r.facts, r.cat, opt), nil
 }
 
-// open compiles the rules, reads the objects and the tags that exist.
-func open(ctx context.Context, cfg Config, read Reader) (*policy.Engine, *inventory.Inventory, *catalog.Catalog, error) {
+// opened is what every run reads before it evaluates.
+type opened struct {
+	engine *policy.Engine
+	inv    *inventory.Inventory
+	facts  *nodefacts.Set
+	cat    *catalog.Catalog
+}
+
+// open compiles the rules, reads the objects and their nodes' facts, and
+// the tags that exist, confirmed against the registries where the cache
+// alone would say one is missing.
+func open(ctx context.Context, cfg Config, read Reader) (*opened, error) {
 	engine, err := policy.New(ctx, cfg.PolicyOptions())
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	inv, err := read(engine.Custom())
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	if cfg.Upgrade != nil {
 		inv = cfg.Upgrade.apply(inv)
@@ -194,9 +199,13 @@ func open(ctx context.Context, cfg Config, read Reader) (*policy.Engine, *invent
 	}
 	cat, err := catalog.Read(ctx, cfg.Sources())
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	return engine, inv, cat, nil
+	facts := nodefacts.All(inv.Nodes)
+	if cat, err = Confirm(ctx, cfg, cat, neededTags(facts)); err != nil {
+		return nil, err
+	}
+	return &opened{engine: engine, inv: inv, facts: facts, cat: cat}, nil
 }
 
 // apply returns a copy of inv whose GPU nodes named by u are relabelled as
