@@ -32,7 +32,7 @@ func (m *Model) clusterPods(inv *inventory.Inventory, where func(object.Ref) str
 		}
 		p := &Pod{
 			Namespace: kp.Namespace, Name: kp.Name, Labels: kp.Labels, Spec: &kp.Spec,
-			Workload: ref, Node: kp.Spec.NodeName, Phase: kp.Status.Phase,
+			Workload: ref, SpecPath: podSpecPath, Node: kp.Spec.NodeName, Phase: kp.Status.Phase,
 			Ready: inventory.PodReady(kp), Deleting: kp.DeletionTimestamp != nil, Verdict: Filter(kp), group: g,
 		}
 		if c := metav1.GetControllerOfNoCopy(kp); c != nil {
@@ -42,6 +42,9 @@ func (m *Model) clusterPods(inv *inventory.Inventory, where func(object.Ref) str
 	}
 	return nil
 }
+
+// podSpecPath is where a pod's own spec sits in its manifest.
+var podSpecPath = []any{"spec"}
 
 // controllers finds the controllers of live pods by namespace/name.
 type controllers struct {

@@ -53,7 +53,7 @@ func (m *Model) filePods(inv *inventory.Inventory, where func(object.Ref) string
 		for i := range w.Replicas {
 			p := &Pod{
 				Namespace: w.Ref.Namespace, Name: w.Ref.Name, Labels: w.Template.Labels, Spec: spec,
-				Workload: w.Ref, Phase: corev1.PodRunning, Ready: true, Verdict: verdict, group: g,
+				Workload: w.Ref, SpecPath: w.SpecPath, Phase: corev1.PodRunning, Ready: true, Verdict: verdict, group: g,
 			}
 			switch {
 			case w.Ref.Kind != "Pod":

@@ -13,8 +13,10 @@ type Pod struct {
 	Spec            *corev1.PodSpec
 	// Workload is the object that made the pod: a Deployment (also for the
 	// pods of its ReplicaSets), ReplicaSet, StatefulSet, other controller,
-	// or the Pod itself when it has none.
+	// or the Pod itself when it has none. SpecPath is where the pod spec
+	// sits in the workload's manifest, for field lines.
 	Workload object.Ref
+	SpecPath []any
 	// Controller identifies the pod's controller for the budget arithmetic
 	// ("" when it has none); Scale and ScaleErr are that controller's.
 	Controller string

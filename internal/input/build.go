@@ -44,7 +44,7 @@ func Build(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog,
 	wg.Go(func() { nodes = nodeEntries(inv, facts, cat) })
 	wg.Go(func() { workloads = workloadEntries(inv, facts, opt.CUDA) })
 	if opt.Drain != nil {
-		wg.Go(func() { drainDoc = DrainSections(inv, facts, opt.Drain) })
+		wg.Go(func() { drainDoc = DrainSections(facts, opt.Drain) })
 	}
 	wg.Wait()
 	doc := map[string]any{

@@ -4,9 +4,7 @@ import (
 	"slices"
 
 	"github.com/drvcheck/drvcheck/internal/drain"
-	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
-	"github.com/drvcheck/drvcheck/internal/object"
 )
 
 // DrainSections are what a drain meets: every budget (input.pdbs) and, per
@@ -14,17 +12,13 @@ import (
 // refuse its evictions (input.drain). Build adds them when Options.Drain is
 // set, and a caller that builds the model while Build runs adds them
 // itself.
-func DrainSections(inv *inventory.Inventory, facts *nodefacts.Set, m *drain.Model) map[string]any {
-	return map[string]any{"pdbs": pdbEntries(m), "drain": drainEntries(inv, facts, m)}
+func DrainSections(facts *nodefacts.Set, m *drain.Model) map[string]any {
+	return map[string]any{"pdbs": pdbEntries(m), "drain": drainEntries(facts, m)}
 }
 
 // drainEntries drains each GPU node alone, on the fleet as read. A node
 // whose evictions all fit their budgets outright is not simulated.
-func drainEntries(inv *inventory.Inventory, facts *nodefacts.Set, m *drain.Model) map[string]any {
-	specs := map[object.Ref][]any{}
-	for _, w := range inv.Workloads() {
-		specs[w.Ref] = w.SpecPath
-	}
+func drainEntries(facts *nodefacts.Set, m *drain.Model) map[string]any {
 	out := map[string]any{}
 	for _, f := range facts.List() {
 		if !f.GPU {
@@ -34,14 +28,14 @@ func drainEntries(inv *inventory.Inventory, facts *nodefacts.Set, m *drain.Model
 		if !m.Fits(f.Name) {
 			room = m.NewSim(drain.Flags{}).Room(f.Name)
 		}
-		out[f.Name] = drainEntry(m, room, specs)
+		out[f.Name] = drainEntry(m, room)
 	}
 	return out
 }
 
 // drainEntry is what kubectl drain's filters make of the node's pods, and
 // the budgets that refuse.
-func drainEntry(m *drain.Model, r drain.Room, specs map[object.Ref][]any) map[string]any {
+func drainEntry(m *drain.Model, r drain.Room) map[string]any {
 	stays, force, emptyDir := []any{}, []*drain.Pod{}, []*drain.Pod{}
 	pods := m.PodsOn(r.Node)
 	for _, p := range pods {
@@ -82,7 +76,7 @@ func drainEntry(m *drain.Model, r drain.Room, specs map[object.Ref][]any) map[st
 		"evictions":             len(pods) - len(stays),
 		"stays":                 stays,
 		"needs_force":           podEntries(force, ownerField),
-		"needs_delete_emptydir": podEntries(emptyDir, emptyDirField(specs)),
+		"needs_delete_emptydir": podEntries(emptyDir, emptyDirField),
 		"refusals":              refusals,
 		"overlaps":              overlaps,
 	}
@@ -104,17 +98,11 @@ func ownerField(*drain.Pod) string { return pointer([]any{"metadata", "ownerRefe
 
 // emptyDirField points at the pod's first emptyDir volume in its
 // workload's pod spec.
-func emptyDirField(specs map[object.Ref][]any) func(*drain.Pod) string {
-	return func(p *drain.Pod) string {
-		spec := specs[p.Workload]
-		if spec == nil {
-			spec = []any{"spec"} // a live pod
+func emptyDirField(p *drain.Pod) string {
+	for i, v := range p.Spec.Volumes {
+		if v.EmptyDir != nil {
+			return pointer(append(slices.Clone(p.SpecPath), "volumes", i, "emptyDir"))
 		}
-		for i, v := range p.Spec.Volumes {
-			if v.EmptyDir != nil {
-				return pointer(append(slices.Clone(spec), "volumes", i, "emptyDir"))
-			}
-		}
-		return pointer(append(slices.Clone(spec), "volumes"))
 	}
+	return pointer(append(slices.Clone(p.SpecPath), "volumes"))
 }

@@ -66,3 +66,52 @@ func TestLabPDBsAndDrain(t *testing.T) {
 		t.Fatalf("lab-node-1 %+v", n1)
 	}
 }
+
+// A pod with an emptyDir volume points at that volume in its workload's
+// manifest, whatever kind made it; a bare pod without a controller at
+// where its owner would be named.
+func TestDrainFieldsPointIntoTheWorkload(t *testing.T) {
+	src := `apiVersion: v1
+kind: Node
+metadata:
+  name: gpu
+  labels: {kubernetes.io/hostname: gpu, nvidia.com/gpu.present: "true"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: cache, namespace: ml}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: cache}}
+  template:
+    metadata: {labels: {app: cache}}
+    spec:
+      containers: [{name: c, image: x}]
+      volumes:
+      - {name: conf, configMap: {name: c}}
+      - {name: scratch, emptyDir: {}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: bare, namespace: ml}
+spec:
+  containers: [{name: c, image: x}]
+`
+	inv, err := inventory.Parse("w.yaml", []byte(src), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := drain.New(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := build(inv, catalog.New(), Options{Drain: m})["drain"].(map[string]any)["gpu"].(map[string]any)
+	empty := d["needs_delete_emptydir"].([]any)
+	force := d["needs_force"].([]any)
+	if len(empty) != 1 || empty[0].(map[string]any)["field"] != "/spec/template/spec/volumes/1/emptyDir" {
+		t.Errorf("emptyDir entries %v", empty)
+	}
+	if len(force) != 1 || force[0].(map[string]any)["field"] != "/metadata/ownerReferences" {
+		t.Errorf("force entries %v", force)
+	}
+}

@@ -303,7 +303,7 @@ func convert(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalo
 			done <- drained{err: err}
 			return
 		}
-		done <- drained{sections: input.DrainSections(inv, facts, m)}
+		done <- drained{sections: input.DrainSections(facts, m)}
 	}()
 	in, err := policy.NewInput(input.Build(inv, facts, cat, opt))
 	d := <-done
