@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -87,14 +88,12 @@ func TestJUnit(t *testing.T) {
 	if err := xml.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("not XML: %v\n%s", err, out)
 	}
-	// 3 objects x 3 rules (DRV001, DRV010, CUSTOM1).
-	if doc.Tests != 9 || len(doc.Suites) != 3 {
-		t.Fatalf("tests=%d suites=%d, want 9 and 3", doc.Tests, len(doc.Suites))
-	}
-	// Deployment/ml/trainer fails DRV010; Node/gpu-1 fails DRV001 (3
-	// findings in one case) and CUSTOM1; the budget's DRV010 is skipped.
-	if doc.Failures != 3 || doc.Skipped != 1 {
-		t.Errorf("failures=%d skipped=%d, want 3 and 1", doc.Failures, doc.Skipped)
+	// One suite per rule (DRV001, DRV010, CUSTOM1), each ending with one
+	// passing case for the objects left: DRV001 fails on the node (3
+	// findings, one case); DRV010 fails on the Deployment and is
+	// suppressed on the budget; CUSTOM1 fails on the node. 4 + 3 cases.
+	if len(doc.Suites) != 3 || doc.Tests != 7 || doc.Failures != 3 || doc.Skipped != 1 {
+		t.Fatalf("suites=%d tests=%d failures=%d skipped=%d, want 3, 7, 3 and 1\n%s", len(doc.Suites), doc.Tests, doc.Failures, doc.Skipped, out)
 	}
 	cases := map[string]junitCase{}
 	for _, s := range doc.Suites {
@@ -102,19 +101,37 @@ func TestJUnit(t *testing.T) {
 			cases[c.Classname+" "+c.Name] = c
 		}
 	}
-	c := cases["Node/gpu-1 DRV001 missing-driver-image"]
+	c := cases["DRV001 Node/gpu-1"]
 	if c.Failure == nil || strings.Count(c.Failure.Body, "\n") != 3 || c.Failure.Type != "error" {
 		t.Errorf("Node DRV001 case = %+v", c)
 	}
-	if c := cases["Deployment/ml/trainer DRV010 unschedulable-affinity"]; c.Failure == nil || c.File != "k8s/pool a.yaml" || c.Line != 14 {
+	if c := cases["DRV010 Deployment/ml/trainer"]; c.Failure == nil || c.File != "k8s/pool a.yaml" || c.Line != 14 {
 		t.Errorf("Deployment DRV010 case = %+v", c)
 	}
-	if c := cases["Deployment/ml/trainer DRV001 missing-driver-image"]; c.Failure != nil || c.Skipped != nil {
-		t.Errorf("Deployment DRV001 should pass: %+v", c)
+	if c, ok := cases["DRV001 2 other object(s) pass"]; !ok || c.Failure != nil || c.Skipped != nil {
+		t.Errorf("DRV001's passing case = %+v (%v)", c, ok)
 	}
-	if c := cases["PodDisruptionBudget/ml/trainer-pdb DRV010 unschedulable-affinity"]; c.Skipped == nil ||
+	if c := cases["DRV010 PodDisruptionBudget/ml/trainer-pdb"]; c.Skipped == nil ||
 		!strings.Contains(c.Skipped.Message, "budget is intended") {
 		t.Errorf("suppressed case = %+v", c)
+	}
+}
+
+// The size grows with findings, not with objects times rules.
+func TestJUnitSizeFollowsFindings(t *testing.T) {
+	var r Report
+	for i := range 12000 {
+		r.Objects = append(r.Objects, object.Ref{Kind: "Deployment", Namespace: "ml", Name: fmt.Sprintf("w%05d", i)})
+	}
+	for i := range 14 {
+		r.Rules = append(r.Rules, policy.Rule{ID: fmt.Sprintf("DRV%03d", i), Title: "t", Severity: policy.Error})
+	}
+	for i := range 100 {
+		r.Findings = append(r.Findings, policy.Finding{Rule: "DRV001", Title: "t", Severity: policy.Error, Object: r.Objects[i*7], Message: "m"})
+	}
+	out := render(t, asWriter(JUnit), r, Options{})
+	if n := strings.Count(out, "<testcase "); n != 114 || len(out) > 100<<10 {
+		t.Fatalf("%d test cases, %d bytes", n, len(out))
 	}
 }
 

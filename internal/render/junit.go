@@ -52,13 +52,13 @@ type junitSkipped struct {
 	Message string `xml:"message,attr"`
 }
 
-// JUnit prints one test suite per object checked and in it one test case
-// per rule: a failure when the rule found something (all its findings on
-// that object in the body), skipped when an exception suppressed it, and a
-// pass otherwise. Test report viewers in CI then list what was checked, not
-// only what failed.
+// JUnit prints one test suite per rule. In it, a failing test case for
+// each object the rule found something on (all its findings on that object
+// in the body), a skipped case for each object an exception covers, and
+// one passing case for every other object checked. A fleet of thousands of
+// objects with a hundred findings is a hundred-odd cases, not one per
+// object and rule.
 func JUnit(w io.Writer, r Report, opt Options) error {
-	rules := junitRules(r)
 	objects := junitObjects(r)
 	found := groupFindings(r.Findings)
 	held := map[caseKey][]exceptions.Suppressed{}
@@ -67,25 +67,30 @@ func JUnit(w io.Writer, r Report, opt Options) error {
 		held[k] = append(held[k], s)
 	}
 	out := junitSuites{Name: "drvcheck", Suites: []junitSuite{}}
-	for _, obj := range objects {
-		suite := junitSuite{Name: obj.String()}
-		for _, rule := range rules {
+	for _, rule := range junitRules(r) {
+		suite := junitSuite{Name: strings.TrimSpace(rule.ID + " " + rule.Title)}
+		for _, obj := range objects {
 			k := caseKey{obj, rule.ID}
-			c := junitCase{Name: strings.TrimSpace(rule.ID + " " + rule.Title), Classname: obj.String()}
-			if fs := found[k]; len(fs) > 0 {
+			c := junitCase{Name: obj.String(), Classname: rule.ID}
+			switch fs, ss := found[k], held[k]; {
+			case len(fs) > 0:
 				c.File, c.Line = opt.displayPath(fs[0].File), fs[0].Line
 				c.Failure = failureOf(fs, opt)
 				suite.Failures++
-			} else if ss := held[k]; len(ss) > 0 {
+			case len(ss) > 0:
 				c.File, c.Line = opt.displayPath(ss[0].File), ss[0].Line
 				c.Skipped = &junitSkipped{Message: "suppressed (" + ss[0].Source + "): " + ss[0].Reason}
 				suite.Skipped++
+			default:
+				continue
 			}
 			if suite.File == "" {
 				suite.File = c.File
 			}
 			suite.Cases = append(suite.Cases, c)
 		}
+		rest := len(objects) - len(suite.Cases)
+		suite.Cases = append(suite.Cases, junitCase{Name: fmt.Sprintf("%d other object(s) pass", rest), Classname: rule.ID})
 		suite.Tests = len(suite.Cases)
 		out.Tests += suite.Tests
 		out.Failures += suite.Failures
