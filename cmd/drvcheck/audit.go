@@ -15,7 +15,7 @@ import (
 )
 
 func runAudit(ctx context.Context, e *env, args []string) error {
-	o := newFlags("audit", "[PATH...]", e.stderr)
+	o := newFlags(e, "audit", "[PATH...]")
 	o.addClusterFlags()
 	if err := o.parse(args); err != nil {
 		return err

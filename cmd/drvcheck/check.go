@@ -8,7 +8,7 @@ import (
 )
 
 func runCheck(ctx context.Context, e *env, args []string) error {
-	o := newFlags("check", "[PATH...]", e.stderr)
+	o := newFlags(e, "check", "[PATH...]")
 	o.addReportFlag()
 	nodesFromCluster := o.fs.Bool("nodes-from-cluster", false, "take the nodes from the live cluster and everything else from PATH")
 	o.addClusterFlags()

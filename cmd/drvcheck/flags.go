@@ -37,8 +37,8 @@ type options struct {
 
 // newFlags registers the flags every command that evaluates rules shares;
 // a command adds its own to o.fs.
-func newFlags(name, args string, stderr io.Writer) *options {
-	o := newBareFlags(name, args, stderr)
+func newFlags(e *env, name, args string) *options {
+	o := newBareFlags(e, name, args)
 	o.bind(&o.Registry, &o.Rules, &o.Loading, &o.Output)
 	o.addConfigFlag()
 	return o
@@ -46,11 +46,15 @@ func newFlags(name, args string, stderr io.Writer) *options {
 
 // newBareFlags has no flag but --help; the command binds the options it
 // uses.
-func newBareFlags(name, args string, stderr io.Writer) *options {
+func newBareFlags(e *env, name, args string) *options {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
+	stderr := e.stderr
 	o := &options{fs: fs, stderr: stderr}
+	if e.flags != nil {
+		*e.flags = fs
+	}
 	o.Loading, o.Registry, o.Rules, _, o.Output = config.Defaults()
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: drvcheck %s %s\n", name, args)

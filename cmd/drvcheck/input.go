@@ -11,7 +11,7 @@ import (
 // parse does: from the manifests under PATH, or from the live cluster
 // without PATH. Users write their rules against what it shows.
 func runInput(ctx context.Context, e *env, args []string) error {
-	o := newFlags("input", "[PATH...]", e.stderr)
+	o := newFlags(e, "input", "[PATH...]")
 	o.addClusterFlags()
 	if err := o.parse(args); err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/drvcheck/drvcheck/internal/redact"
+	"github.com/spf13/pflag"
 )
 
 // Exit codes, as the README documents them (scripts rely on them).
@@ -30,6 +31,9 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	color          bool // stdout is a terminal and NO_COLOR is unset
+	// flags, when set, receives the command's flag set as it is made, so
+	// that help and completion read the flags from the commands themselves.
+	flags **pflag.FlagSet
 }
 
 type command struct {
@@ -49,7 +53,8 @@ func init() {
 		{"status", "[PATH...]", "one row per GPU node: driver, tag, image, upgrade state, cordon, stall", runStatus},
 		{"verify", "[DIR...]", "run the Rego unit tests (*_test.rego) of the built-in and your policies", runVerify},
 		{"input", "[PATH...]", "print the input document the rules read, as JSON (live cluster without PATH)", runInput},
-		{"version", "", "print the version, commit and OPA version", runVersion},
+		{"version", "", "print the version, commit and OPA version (also --version)", runVersion},
+		{"completion", "bash|zsh|fish", "print the shell completion script", runCompletion},
 	}
 }
 
@@ -79,12 +84,19 @@ func tuneGC() {
 // run executes one command line and returns its exit code. Every error is
 // printed as one line on stderr.
 func run(ctx context.Context, e *env, args []string) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	switch {
+	case len(args) == 2 && args[0] == "help":
+		// The command's own usage, on stdout: it was asked for.
+		args = []string{args[1], "--help"}
+		e = &env{stdin: e.stdin, stdout: e.stdout, stderr: e.stdout}
+	case len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help":
 		usage(e.stdout)
 		if len(args) == 0 {
 			return exitError
 		}
 		return exitOK
+	case args[0] == "--version":
+		args = []string{"version"}
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
@@ -102,7 +114,7 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-8s %-16s %s\n", c.name, c.args, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun drvcheck COMMAND --help for its flags. Exit codes: 0 clean, 1 findings, 2 errors.")
+	fmt.Fprintln(w, "\nRun drvcheck help COMMAND for its flags. Exit codes: 0 clean, 1 findings, 2 errors.")
 }
 
 // errFindings signals exit code 1 without a message.

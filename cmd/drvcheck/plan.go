@@ -14,7 +14,7 @@ import (
 )
 
 func runPlan(ctx context.Context, e *env, args []string) error {
-	o := newFlags("plan", "NODE --driver VERSION [PATH...]  |  --all --driver VERSION [PATH...]", e.stderr)
+	o := newFlags(e, "plan", "NODE --driver VERSION [PATH...]  |  --all --driver VERSION [PATH...]")
 	var opt plan.RollingOptions
 	var all bool
 	o.fs.StringVar(&opt.Driver, "driver", "", "the driver version to upgrade to, e.g. 550.90.07 (required)")

@@ -10,7 +10,7 @@ import (
 
 // runScan evaluates every rule over the live cluster, read-only.
 func runScan(ctx context.Context, e *env, args []string) error {
-	o := newFlags("scan", "", e.stderr)
+	o := newFlags(e, "scan", "")
 	o.addReportFlag()
 	o.addClusterFlags()
 	if err := o.parse(args); err != nil {

@@ -12,7 +12,7 @@ import (
 // runStatus prints one row per GPU node. It exits 1 when the finding that
 // explains some node's stall reaches --fail-on.
 func runStatus(ctx context.Context, e *env, args []string) error {
-	o := newFlags("status", "[PATH...]", e.stderr)
+	o := newFlags(e, "status", "[PATH...]")
 	o.addClusterFlags()
 	if err := o.parse(args); err != nil {
 		return err

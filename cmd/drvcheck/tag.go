@@ -15,7 +15,7 @@ import (
 )
 
 func runTag(ctx context.Context, e *env, args []string) error {
-	o := newFlags("tag", "NODE [PATH...]", e.stderr)
+	o := newFlags(e, "tag", "NODE [PATH...]")
 	check := o.fs.Bool("check", false, "also say whether the tag exists, and in which of the --matrix and --registry sources (exit 1 when in none)")
 	o.addClusterFlags()
 	if err := o.parse(args); err != nil {

@@ -12,7 +12,7 @@ import (
 // Exit 0 when every test passes, 1 when one fails or errs, 2 when the
 // policies do not compile.
 func runVerify(ctx context.Context, e *env, args []string) error {
-	o := newBareFlags("verify", "[DIR...]", e.stderr)
+	o := newBareFlags(e, "verify", "[DIR...]")
 	o.bind(&o.Rules, &o.Output)
 	o.addConfigFlag()
 	if err := o.parse(args); err != nil {

@@ -15,7 +15,7 @@ var (
 )
 
 func runVersion(_ context.Context, e *env, args []string) error {
-	o := newBareFlags("version", "", e.stderr)
+	o := newBareFlags(e, "version", "")
 	if err := o.parseFlags(args); err != nil {
 		return err
 	}
