@@ -11,6 +11,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	o := newFlags(e, "check", "[PATH...]")
 	o.addReportFlag()
 	nodesFromCluster := o.fs.Bool("nodes-from-cluster", false, "take the nodes from the live cluster and everything else from PATH")
+	nodes := o.fs.StringArray("nodes", nil, "take the nodes from FILE (drvcheck snapshot nodes writes it) and everything else from PATH; repeatable")
 	o.addClusterFlags()
 	if err := o.parse(args); err != nil {
 		return err
@@ -21,8 +22,13 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	}
 	cfg := o.runnerConfig(e, paths)
 	read := runner.Files(cfg)
-	if *nodesFromCluster {
+	switch {
+	case *nodesFromCluster && len(*nodes) > 0:
+		return errors.New("check: --nodes and --nodes-from-cluster both say where the nodes come from; give one")
+	case *nodesFromCluster:
 		read = runner.FilesWithLiveNodes(ctx, cfg, o.clusterOptions())
+	case len(*nodes) > 0:
+		read = runner.FilesWithNodes(cfg, *nodes)
 	}
 	res, err := runner.Run(ctx, cfg, read)
 	if err != nil {

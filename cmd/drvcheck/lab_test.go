@@ -96,6 +96,28 @@ func TestLab(t *testing.T) {
 		if got := rep.byRule("DRV001"); len(got) != 1 || got[0].Node != "lab-node-3" || got[0].File != "" {
 			t.Errorf("check --nodes-from-cluster DRV001: %+v", got)
 		}
+		// The same without access to the cluster: a snapshot of its GPU
+		// nodes, which keeps no address and no time, and check --nodes.
+		snap := filepath.Join(dir, "nodes.yaml")
+		if r := drv(t, "snapshot", "nodes", kc, "--file", snap); r.code != 0 || r.stdout != "" {
+			t.Fatalf("snapshot nodes: exit %d %s", r.code, r.stderr)
+		}
+		data, err := os.ReadFile(snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, leak := range []string{"addresses", "nodeInfo", "Time", "kubelet"} {
+			if strings.Contains(string(data), leak) {
+				t.Errorf("the snapshot keeps %s:\n%s", leak, data)
+			}
+		}
+		fromSnap := drvJSON(t, "check", labFile("k8s/cuda12-job.yaml"), "--nodes", snap, "--matrix="+matrix)
+		if got := fromSnap.byRule("DRV001"); len(got) != 1 || got[0].Node != "lab-node-3" || got[0].File != snap || got[0].Line == 0 {
+			t.Errorf("check --nodes DRV001: %+v", got)
+		}
+		if len(fromSnap.Findings) != len(rep.Findings) {
+			t.Errorf("check --nodes found %d, --nodes-from-cluster %d", len(fromSnap.Findings), len(rep.Findings))
+		}
 		// Step 6 needs pods on it: wait until it takes them.
 		if err := c.WaitNodesReady(ctx, "lab-node-3"); err != nil {
 			t.Fatal(err)

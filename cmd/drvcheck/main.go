@@ -53,6 +53,7 @@ func init() {
 		{"status", "[PATH...]", "one row per GPU node: driver, tag, image, upgrade state, cordon, stall", runStatus},
 		{"verify", "[DIR...]", "run the Rego unit tests (*_test.rego) of the built-in and your policies", runVerify},
 		{"input", "[PATH...]", "print the input document the rules read, as JSON (live cluster without PATH)", runInput},
+		{"snapshot", "nodes [PATH...]", "write the GPU nodes (labels, taints, allocatable, conditions) for check --nodes", runSnapshot},
 		{"version", "", "print the version, commit and OPA version (also --version)", runVersion},
 		{"completion", "bash|zsh|fish", "print the shell completion script", runCompletion},
 	}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"time"
 	"fmt"
 	"io"
 	"slices"
@@ -21,6 +22,20 @@ type Report struct {
 	Suppressed []exceptions.Suppressed
 	// Objects are the objects checked (junit makes a test suite of each).
 	Objects []object.Ref
+	// Run is about the run itself, for the metrics format.
+	Run Run
+}
+
+// Run is when and how a run ended.
+type Run struct {
+	// Failed says the run could not judge (exit 2): a metrics report then
+	// says so instead of holding counts.
+	Failed   bool
+	Finished time.Time
+	Duration time.Duration
+	// UpgradeStates counts the GPU nodes by the GPU Operator's upgrade
+	// state label ("" when a node has none).
+	UpgradeStates map[string]int
 }
 
 // Options tune output for its destination.
@@ -44,6 +59,7 @@ var formats = map[string]renderer{
 	"github":   GitHub,
 	"junit":    JUnit,
 	"markdown": Markdown,
+	"prometheus": Prometheus,
 }
 
 // Formats lists the output formats by name.

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -50,6 +52,32 @@ func FilesWithLiveNodes(ctx context.Context, cfg Config, cl cluster.Options) Rea
 			return nil, err
 		}
 		inv.UseNodes(live)
+		return inv, nil
+	}
+}
+
+// FilesWithNodes reads the manifests under cfg.Paths with the nodes of
+// nodePaths (a drvcheck snapshot nodes file, say) in place of any Node
+// manifests: check --nodes, the pull request check that cannot reach the
+// cluster. nodePaths may hold Nodes only, so that no workload is read
+// twice or dropped unseen.
+func FilesWithNodes(cfg Config, nodePaths []string) Reader {
+	return func(keepRaw bool) (*inventory.Inventory, error) {
+		inv, err := Files(cfg)(keepRaw)
+		if err != nil {
+			return nil, err
+		}
+		nodeCfg := cfg
+		nodeCfg.Paths = nodePaths
+		nodes, err := Files(nodeCfg)(keepRaw)
+		if err != nil {
+			return nil, err
+		}
+		if others := nodes.Objects - len(nodes.Nodes); others > 0 || len(nodes.Nodes) == 0 {
+			return nil, fmt.Errorf("--nodes %s: holds %d Nodes and %d other objects; want Nodes only (drvcheck snapshot nodes writes such a file)",
+				strings.Join(nodePaths, ", "), len(nodes.Nodes), others)
+		}
+		inv.UseNodes(nodes)
 		return inv, nil
 	}
 }

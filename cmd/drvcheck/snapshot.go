@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/drvcheck/drvcheck/internal/cluster"
+	"github.com/drvcheck/drvcheck/internal/fileerr"
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/snapshot"
+)
+
+// runSnapshot writes the GPU nodes of the live cluster (or of the
+// manifests under PATH) for check --nodes, where a pull request check
+// cannot reach the cluster.
+func runSnapshot(ctx context.Context, e *env, args []string) error {
+	o := newBareFlags(e, "snapshot", "nodes [PATH...]")
+	file := o.fs.String("file", "", "write to FILE, replaced only once the snapshot is complete (default standard output)")
+	o.bind(&o.Loading)
+	o.addClusterFlags()
+	if err := o.parse(args); err != nil {
+		return err
+	}
+	if o.fs.NArg() < 1 || o.fs.Arg(0) != "nodes" {
+		return errors.New("snapshot: want snapshot nodes [PATH...]; nodes is the one thing it snapshots")
+	}
+	paths := o.fs.Args()[1:]
+	inv, err := reader(ctx, e, o, paths, cluster.Nodes)(false)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	n, err := snapshot.WriteNodes(&buf, inv.Nodes)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return fmt.Errorf("snapshot: no GPU nodes (%s=true) among %d nodes; nothing written", nodefacts.GPUPresent, len(inv.Nodes))
+	}
+	if *file == "" {
+		_, err = e.stdout.Write(buf.Bytes())
+		return err
+	}
+	return replaceFile(*file, buf.Bytes())
+}
+
+// replaceFile writes data to path through a temporary file beside it, so
+// that a failed run never leaves half a snapshot to be committed.
+func replaceFile(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".drvcheck-snapshot-*")
+	if err != nil {
+		return fmt.Errorf("--file %s: %w", path, fileerr.Reason(err))
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("--file %s: %w", path, fileerr.Reason(err))
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("--file %s: %w", path, fileerr.Reason(err))
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("--file %s: %w", path, fileerr.Reason(err))
+	}
+	return nil
+}

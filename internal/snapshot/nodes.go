@@ -1,0 +1,105 @@
+package snapshot
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
+)
+
+// operatorPrefix marks the annotations kept: the GPU Operator's (its
+// upgrade controller's wait and timeout marks among them).
+const operatorPrefix = "nvidia.com/"
+
+type list struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Items      []node `json:"items"`
+}
+
+type node struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   meta   `json:"metadata"`
+	Spec       spec   `json:"spec,omitzero"`
+	Status     status `json:"status,omitzero"`
+}
+
+type meta struct {
+	Name        string            `json:"name"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+type spec struct {
+	Unschedulable bool           `json:"unschedulable,omitempty"`
+	Taints        []corev1.Taint `json:"taints,omitempty"`
+}
+
+type status struct {
+	Allocatable corev1.ResourceList `json:"allocatable,omitempty"`
+	Conditions  []condition         `json:"conditions,omitempty"`
+}
+
+// condition drops the times and the message, which change without the
+// node changing.
+type condition struct {
+	Type   corev1.NodeConditionType `json:"type"`
+	Status corev1.ConditionStatus   `json:"status"`
+	Reason string                   `json:"reason,omitempty"`
+}
+
+// WriteNodes writes the GPU nodes among nodes, sorted by name, and returns
+// how many it wrote.
+func WriteNodes(w io.Writer, nodes []*corev1.Node) (int, error) {
+	l := list{APIVersion: "v1", Kind: "List", Items: []node{}}
+	for _, n := range nodes {
+		if nodefacts.Of(n).GPU {
+			l.Items = append(l.Items, trim(n))
+		}
+	}
+	slices.SortFunc(l.Items, func(a, b node) int { return strings.Compare(a.Metadata.Name, b.Metadata.Name) })
+	data, err := yaml.Marshal(l)
+	if err != nil {
+		return 0, err
+	}
+	header := fmt.Sprintf("# drvcheck snapshot nodes: %d GPU nodes (labels, taints, allocatable, conditions).\n", len(l.Items))
+	if _, err := io.WriteString(w, header); err != nil {
+		return 0, err
+	}
+	_, err = w.Write(data)
+	return len(l.Items), err
+}
+
+func trim(n *corev1.Node) node {
+	out := node{APIVersion: "v1", Kind: "Node",
+		Metadata: meta{Name: n.Name, Labels: n.Labels, Annotations: operatorAnnotations(n.Annotations)},
+		Spec:     spec{Unschedulable: n.Spec.Unschedulable},
+		Status:   status{Allocatable: n.Status.Allocatable},
+	}
+	for _, t := range n.Spec.Taints {
+		out.Spec.Taints = append(out.Spec.Taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
+	}
+	for _, c := range n.Status.Conditions {
+		out.Status.Conditions = append(out.Status.Conditions, condition{Type: c.Type, Status: c.Status, Reason: c.Reason})
+	}
+	return out
+}
+
+func operatorAnnotations(a map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range a {
+		if strings.HasPrefix(k, operatorPrefix) {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
