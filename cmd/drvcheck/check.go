@@ -31,8 +31,5 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		read = runner.FilesWithNodes(cfg, *nodes)
 	}
 	res, err := runner.Run(ctx, cfg, read)
-	if err != nil {
-		return err
-	}
-	return o.conclude(e, res)
+	return o.conclude(ctx, e, res, err)
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -29,6 +30,7 @@ type options struct {
 	cluster    *config.Cluster // nil unless the command reads clusters
 	configPath string
 
+	start  time.Time // when the command began, for the metrics
 	fs     *pflag.FlagSet
 	bound  []any // the structs whose flags the command has
 	conf   *config.File
@@ -51,7 +53,7 @@ func newBareFlags(e *env, name, args string) *options {
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
 	stderr := e.stderr
-	o := &options{fs: fs, stderr: stderr}
+	o := &options{fs: fs, stderr: stderr, start: time.Now()}
 	if e.flags != nil {
 		*e.flags = fs
 	}
@@ -128,7 +130,7 @@ func (o *options) validate() error {
 	if err := config.Check(o.bound...); err != nil {
 		return err
 	}
-	_, err := o.reportFiles()
+	_, err := o.sinks()
 	return err
 }
 

@@ -2,15 +2,21 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/internal/load"
 	"github.com/drvcheck/drvcheck/internal/testcluster"
 )
 
@@ -50,6 +56,8 @@ func TestRBAC(t *testing.T) {
 		}
 	})
 
+	t.Run("cronjob-report", func(t *testing.T) { cronJobReport(t, c, matrix) })
+
 	t.Run("no-rights-exits-2", func(t *testing.T) {
 		none, err := c.ServiceAccountKubeconfig(ctx, "norights", "drvcheck")
 		if err != nil {
@@ -72,6 +80,85 @@ func TestRBAC(t *testing.T) {
 			}
 		}
 	})
+}
+
+// cronJobReport runs the container of deploy/cronjob-report.yaml as its
+// ServiceAccount, bound by deploy/rbac.yaml and deploy/report-rbac.yaml,
+// with the lab's matrix for the registry and a Prometheus textfile beside:
+// the report lands in the one ConfigMap, a failed scan lands there too, and
+// any other ConfigMap is refused.
+func cronJobReport(t *testing.T, c *testcluster.Cluster, matrix string) {
+	ctx := context.Background()
+	kubectl(t, c, "apply", "-f", filepath.Join("..", "..", "deploy", "rbac.yaml"), "-f", filepath.Join("..", "..", "deploy", "report-rbac.yaml"))
+	sa, err := c.ServiceAccountKubeconfig(ctx, "drvcheck", "drvcheck")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := cronJobArgs(t, "cronjob-report.yaml")
+	if i := slices.Index(args, "--registry"); i >= 0 {
+		args = slices.Replace(args, i, i+2, "--matrix="+matrix)
+	}
+	textfile := filepath.Join(t.TempDir(), "drvcheck.prom")
+	args = append(args, "--kubeconfig="+sa, "--report", "prometheus="+textfile)
+	var r result
+	err = testcluster.Poll(ctx, "the report's Role to be in force", func(context.Context) (bool, error) {
+		r = drv(t, args...)
+		return r.code != exitError, nil
+	})
+	if err != nil || r.code != exitFindings {
+		t.Fatalf("%v: drvcheck %v: exit %d %s", err, args, r.code, r.stderr)
+	}
+	data := reportData(t, c)
+	var rep jsonReport
+	if err := json.Unmarshal([]byte(data["report.json"]), &rep); err != nil || len(rep.byRule("DRV001")) != 1 {
+		t.Errorf("report.json: %v %+v", err, rep.Findings)
+	}
+	prom, _ := os.ReadFile(textfile)
+	for _, m := range []string{data["metrics.prom"], string(prom)} {
+		if !strings.Contains(m, "drvcheck_scan_success 1\n") || !strings.Contains(m, `drvcheck_findings{rule="DRV001",severity="error"} 1`) {
+			t.Errorf("metrics:\n%s", m)
+		}
+	}
+	if data["exit-code"] != "1" || !strings.Contains(data["summary.md"], "DRV001") || data["error"] != "" {
+		t.Errorf("ConfigMap data: %v", data)
+	}
+
+	// A scan that cannot run still says so in the ConfigMap.
+	failing := append(slices.Clone(args), "--matrix=no-such-matrix.csv")
+	if r := drv(t, failing...); r.code != exitError {
+		t.Fatalf("scan with a missing matrix: exit %d", r.code)
+	}
+	data = reportData(t, c)
+	if data["exit-code"] != "2" || !strings.Contains(data["error"], "no-such-matrix.csv") || data["report.json"] != "" ||
+		!strings.Contains(data["metrics.prom"], "drvcheck_scan_success 0\n") {
+		t.Errorf("ConfigMap after a failed scan: %v", data)
+	}
+
+	for _, other := range []string{"drvcheck/other-report", "default/drvcheck-report"} {
+		r := drv(t, "scan", "--matrix="+matrix, "--kubeconfig="+sa, "--report", "configmap="+other)
+		if r.code != exitError || !strings.Contains(r.stderr, "--report configmap="+other+": cluster "+c.Host+": forbidden to get the ConfigMap") {
+			t.Errorf("report to %s: exit %d %s", other, r.code, r.stderr)
+		}
+	}
+}
+
+func reportData(t *testing.T, c *testcluster.Cluster) map[string]string {
+	t.Helper()
+	cm, err := c.Client.CoreV1().ConfigMaps("drvcheck").Get(context.Background(), "drvcheck-report", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cm.Data
+}
+
+// cronJobArgs are the container args of the CronJob in deploy/NAME.
+func cronJobArgs(t *testing.T, name string) []string {
+	t.Helper()
+	inv, err := inventory.Read([]string{filepath.Join("..", "..", "deploy", name)}, load.Options{}, false)
+	if err != nil || len(inv.CronJobs) != 1 {
+		t.Fatalf("deploy/%s: %v", name, err)
+	}
+	return slices.Clone(inv.CronJobs[0].Spec.JobTemplate.Spec.Template.Spec.Containers[0].Args)
 }
 
 // labCluster builds the lab's cluster as it stands after step 6: four GPU

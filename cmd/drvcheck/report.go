@@ -1,87 +1,99 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
+	"time"
 
-	"github.com/drvcheck/drvcheck/internal/fileerr"
+	"github.com/drvcheck/drvcheck/internal/pushgateway"
 	"github.com/drvcheck/drvcheck/internal/render"
+	"github.com/drvcheck/drvcheck/internal/report"
 	"github.com/drvcheck/drvcheck/internal/runner"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
-// reportFile is one --report FORMAT=FILE.
-type reportFile struct{ format, path string }
-
-// reportFiles parses every --report, so a typo fails before the run.
-func (o *options) reportFiles() ([]reportFile, error) {
-	var out []reportFile
-	for _, r := range o.Report {
-		format, path, ok := strings.Cut(r, "=")
-		if !ok || path == "" {
-			return nil, fmt.Errorf("--report %q: want FORMAT=FILE, e.g. sarif=drvcheck.sarif", r)
-		}
-		if !slices.Contains(render.Formats(), format) {
-			return nil, fmt.Errorf("--report %q: format %q is not one of %s", r, format, strings.Join(render.Formats(), ", "))
-		}
-		out = append(out, reportFile{format, path})
+// sinks are where --report and --pushgateway send the report; parsed
+// before the run, so a typo fails before it.
+func (o *options) sinks() (report.Sinks, error) {
+	targets, err := report.Parse(o.Report)
+	if err != nil {
+		return report.Sinks{}, err
 	}
-	return out, nil
+	if o.Pushgateway != "" {
+		if _, err := pushgateway.GroupURL(o.Pushgateway); err != nil {
+			return report.Sinks{}, err
+		}
+	}
+	s := report.Sinks{Targets: targets, Pushgateway: o.Pushgateway}
+	if o.cluster != nil {
+		s.Cluster = o.clusterOptions()
+	}
+	return s, nil
 }
 
 // emit prints a run's result: every expired exception as a warning on
-// stderr, the report in --output on stdout, and one file per --report, all
-// from the one evaluation. check and scan both end here.
-func (o *options) emit(e *env, res *runner.Result) error {
+// stderr, the report in --output on stdout, and the report to every sink,
+// all from the one evaluation. check and scan both end here.
+func (o *options) emit(ctx context.Context, e *env, res *runner.Result, code int) error {
 	warn := o.warn()
 	for _, x := range res.Expired {
 		warn(x.String())
 	}
-	rep := reportOf(res)
+	rep := o.reportOf(res, code)
 	opt := renderOptions()
 	opt.Color = e.color
 	if err := render.Render(e.stdout, o.Output.Output, rep, opt); err != nil {
 		return err
 	}
-	files, err := o.reportFiles()
+	sinks, err := o.sinks()
 	if err != nil {
 		return err
 	}
 	opt.Color = false
-	for _, rf := range files {
-		if err := writeReport(rf, rep, opt); err != nil {
-			return err
-		}
-	}
-	return nil
+	return sinks.Deliver(ctx, rep, opt)
 }
 
-func writeReport(rf reportFile, rep render.Report, opt render.Options) error {
-	f, err := os.Create(rf.path)
-	if err != nil {
-		return fmt.Errorf("--report %s: %w", rf.path, fileerr.Reason(err))
+// failed tells the sinks that the run could not judge, and returns err,
+// the reason, as the run's error.
+func (o *options) failed(ctx context.Context, err error) error {
+	sinks, serr := o.sinks()
+	if serr != nil {
+		return err
 	}
-	if err := render.Render(f, rf.format, rep, opt); err != nil {
-		f.Close()
-		return fmt.Errorf("--report %s: %w", rf.path, err)
+	rep := render.Report{Run: render.Run{Error: outLine(err.Error()), ExitCode: exitError,
+		Finished: time.Now(), Duration: time.Since(o.start)}}
+	if derr := sinks.Deliver(ctx, rep, renderOptions()); derr != nil {
+		return fmt.Errorf("%w; and reporting the failure failed too: %v", err, derr)
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("--report %s: %w", rf.path, fileerr.Reason(err))
-	}
-	return nil
+	return err
 }
 
 // reportOf gathers what the formats print from a run's result.
-func reportOf(res *runner.Result) render.Report {
-	rep := render.Report{Findings: res.Findings, Summary: res.Summary, Rules: res.Rules, Suppressed: res.Suppressed}
+func (o *options) reportOf(res *runner.Result, code int) render.Report {
+	rep := render.Report{Findings: res.Findings, Summary: res.Summary, Rules: res.Rules, Suppressed: res.Suppressed,
+		Run: render.Run{ExitCode: code, Finished: time.Now(), Duration: time.Since(o.start), UpgradeStates: upgradeStates(res)}}
 	if res.Inventory != nil {
 		for _, m := range res.Inventory.Metas() {
 			rep.Objects = append(rep.Objects, m.Ref)
 		}
 	}
 	return rep
+}
+
+// upgradeStates counts the GPU nodes by upgrade state.
+func upgradeStates(res *runner.Result) map[string]int {
+	out := map[string]int{}
+	if res.Facts == nil {
+		return out
+	}
+	for _, f := range res.Facts.List() {
+		if f.GPU {
+			out[f.UpgradeState]++
+		}
+	}
+	return out
 }
 
 // renderOptions makes file paths in reports relative to the repository
@@ -116,15 +128,23 @@ func ruleList(rules []policy.Rule) string {
 
 // conclude ends a run of the rules (check, scan): it names the rules that
 // could not judge (their meta says what they need), prints the report, and
-// turns --fail-on into the exit code.
-func (o *options) conclude(e *env, res *runner.Result) error {
+// turns --fail-on into the exit code. A run that failed before it ends
+// here still tells the sinks.
+func (o *options) conclude(ctx context.Context, e *env, res *runner.Result, err error) error {
+	if err != nil {
+		return o.failed(ctx, err)
+	}
 	for _, s := range res.Skipped {
 		fmt.Fprintf(e.stderr, "drvcheck: %s; %s skipped\n", why[s.Need], ruleList(s.Rules))
 	}
-	if err := o.emit(e, res); err != nil {
+	code := exitOK
+	if o.fails(res.Findings) {
+		code = exitFindings
+	}
+	if err := o.emit(ctx, e, res, code); err != nil {
 		return err
 	}
-	if o.fails(res.Findings) {
+	if code == exitFindings {
 		return errFindings
 	}
 	return nil

@@ -20,8 +20,5 @@ func runScan(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("scan: reads the live cluster and takes no PATH (got %s); use check for manifests", strings.Join(o.fs.Args(), " "))
 	}
 	res, err := runner.Run(ctx, o.runnerConfig(e, nil), runner.Live(ctx, o.clusterOptions()))
-	if err != nil {
-		return err
-	}
-	return o.conclude(e, res)
+	return o.conclude(ctx, e, res, err)
 }

@@ -5,12 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 
 	"github.com/drvcheck/drvcheck/internal/cluster"
-	"github.com/drvcheck/drvcheck/internal/fileerr"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/report"
 	"github.com/drvcheck/drvcheck/internal/snapshot"
 )
 
@@ -45,26 +44,9 @@ func runSnapshot(ctx context.Context, e *env, args []string) error {
 		_, err = e.stdout.Write(buf.Bytes())
 		return err
 	}
-	return replaceFile(*file, buf.Bytes())
-}
-
-// replaceFile writes data to path through a temporary file beside it, so
-// that a failed run never leaves half a snapshot to be committed.
-func replaceFile(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".drvcheck-snapshot-*")
+	err = report.ReplaceFile(*file, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err })
 	if err != nil {
-		return fmt.Errorf("--file %s: %w", path, fileerr.Reason(err))
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("--file %s: %w", path, fileerr.Reason(err))
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("--file %s: %w", path, fileerr.Reason(err))
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("--file %s: %w", path, fileerr.Reason(err))
+		return fmt.Errorf("--file %w", err)
 	}
 	return nil
 }

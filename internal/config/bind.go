@@ -123,7 +123,9 @@ func (file *File) resolve(v reflect.Value) {
 		for i, p := range *x {
 			// A report is FORMAT=FILE: only the file is a path.
 			if format, path, ok := strings.Cut(p, "="); ok {
-				(*x)[i] = format + "=" + join(path)
+				if format != ConfigMapReport {
+					(*x)[i] = format + "=" + join(path)
+				}
 				continue
 			}
 			(*x)[i] = join(p)

@@ -56,14 +56,19 @@ type Cluster struct {
 
 // Output is how findings are printed and when they fail the run.
 type Output struct {
-	Output string `json:"output" short:"o" usage:"output format: text, json, sarif, github, junit or markdown"`
+	Output string `json:"output" short:"o" usage:"output format: text, json, sarif, github, junit, markdown or prometheus"`
 	FailOn string `json:"fail-on" usage:"lowest severity that exits 1: error, warning or none"`
 }
 
 // Reports are the extra reports of check and scan.
 type Reports struct {
-	Report []string `json:"report" path:"" usage:"also write the report in FORMAT to FILE (FORMAT=FILE, e.g. sarif=drvcheck.sarif); repeatable"`
+	Report      []string `json:"report" path:"" usage:"also write the report in FORMAT to FILE (FORMAT=FILE, e.g. sarif=drvcheck.sarif, prometheus=drvcheck.prom), or to a ConfigMap of the cluster (configmap=NS/NAME, the one write drvcheck makes); repeatable"`
+	Pushgateway string   `json:"pushgateway" usage:"also push the metrics (the prometheus format) to the Pushgateway at URL, as job drvcheck"`
 }
+
+// ConfigMapReport is the --report destination that is a cluster's
+// ConfigMap, not a file.
+const ConfigMapReport = "configmap"
 
 // Defaults are the options' defaults, before flags and the config file.
 func Defaults() (Loading, Registry, Rules, Cluster, Output) {

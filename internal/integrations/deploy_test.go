@@ -1,6 +1,7 @@
 package integrations
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -88,5 +89,39 @@ func TestDeployRBAC(t *testing.T) {
 				t.Errorf("drvcheck-reader may %v", v)
 			}
 		}
+	}
+}
+
+// The report's one write is scoped to the one ConfigMap the report CronJob
+// names: the Role may get and update it, by name, and nothing else.
+func TestDeployReportRBAC(t *testing.T) {
+	objs, err := load.Load([]string{filepath.Join(repo, "deploy", "report-rbac.yaml")}, load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]*load.Object{}
+	for _, o := range objs {
+		have[o.Kind+"/"+o.Namespace+"/"+o.Name] = o
+	}
+	role := have["Role/drvcheck/drvcheck-report-writer"]
+	if have["ConfigMap/drvcheck/drvcheck-report"] == nil || role == nil || have["RoleBinding/drvcheck/drvcheck-report-writer"] == nil {
+		t.Fatalf("report-rbac.yaml holds %v", have)
+	}
+	rules, _ := role.Raw["rules"].([]any)
+	if len(rules) != 1 {
+		t.Fatalf("%d rules, want 1", len(rules))
+	}
+	r := rules[0].(map[string]any)
+	if fmt.Sprint(r["resources"]) != "[configmaps]" || fmt.Sprint(r["resourceNames"]) != "[drvcheck-report]" ||
+		fmt.Sprint(r["verbs"]) != "[get update]" {
+		t.Errorf("rule %v: want get and update on configmaps/drvcheck-report only", r)
+	}
+	inv, err := inventory.Read([]string{filepath.Join(repo, "deploy", "cronjob-report.yaml")}, load.Options{}, false)
+	if err != nil || len(inv.CronJobs) != 1 {
+		t.Fatalf("cronjob-report.yaml: %v", err)
+	}
+	args := inv.CronJobs[0].Spec.JobTemplate.Spec.Template.Spec.Containers[0].Args
+	if !slices.Contains(args, "configmap=drvcheck/drvcheck-report") {
+		t.Errorf("cronjob-report.yaml args %v do not write the ConfigMap", args)
 	}
 }

@@ -153,6 +153,19 @@ func TestLinesGolden(t *testing.T) {
 	})
 }
 
+// The fixture's run as metrics: a zero for each rule that found nothing, a
+// custom severity kept, a label value escaped; and a failed run keeps only
+// what says it failed.
+func TestPrometheusGolden(t *testing.T) {
+	r, opt := fixture(t)
+	r.Run = Run{ExitCode: 1, Finished: time.Unix(1796284800, 0), Duration: 1500 * time.Millisecond,
+		UpgradeStates: map[string]int{"": 2, "upgrade-done": 3, "pod-restart-required": 1}}
+	opt.Version = `v1.0.0 "rc\1"`
+	golden(t, "metrics.prom", func(b *bytes.Buffer) error { return Prometheus(b, r, opt) })
+	failed := Report{Run: Run{Error: "cluster https://x unreachable", ExitCode: 2, Finished: time.Unix(1796284800, 0), Duration: time.Second}}
+	golden(t, "metrics-failed.prom", func(b *bytes.Buffer) error { return Prometheus(b, failed, Options{Version: "v1.0.0"}) })
+}
+
 func TestTextOrJSON(t *testing.T) {
 	for _, f := range []string{"text", "json"} {
 		if err := TextOrJSON("plan", f); err != nil {

@@ -19,14 +19,14 @@ import (
 func Prometheus(w io.Writer, r Report, opt Options) error {
 	m := &metrics{}
 	m.gauge("drvcheck_scan_success", "1 when the last run could judge (exit 0 or 1), 0 when it could not (exit 2).")
-	m.sample("", boolValue(!r.Run.Failed))
+	m.sample("", boolValue(r.Run.Error == ""))
 	m.gauge("drvcheck_scan_duration_seconds", "How long the last run took.")
 	m.sample("", fmt.Sprintf("%.3f", r.Run.Duration.Seconds()))
 	m.gauge("drvcheck_last_run_timestamp_seconds", "When the last run ended, in Unix seconds.")
 	m.sample("", fmt.Sprint(r.Run.Finished.Unix()))
 	m.gauge("drvcheck_build_info", "drvcheck's version.")
 	m.sample(labels("version", opt.Version), "1")
-	if !r.Run.Failed {
+	if r.Run.Error == "" {
 		findings(m, r)
 		gpuNodes(m, r)
 	}
@@ -47,6 +47,9 @@ func findings(m *metrics, r Report) {
 		m.sample(labels("rule", k[0], "severity", k[1]), fmt.Sprint(counts[k]))
 	}
 	suppressed := map[string]int{}
+	for _, rule := range r.Rules {
+		suppressed[rule.ID] = 0
+	}
 	for _, s := range r.Suppressed {
 		suppressed[s.Finding.Rule]++
 	}

@@ -1,10 +1,10 @@
 package render
 
 import (
-	"time"
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/drvcheck/drvcheck/internal/exceptions"
 	"github.com/drvcheck/drvcheck/internal/object"
@@ -28,9 +28,10 @@ type Report struct {
 
 // Run is when and how a run ended.
 type Run struct {
-	// Failed says the run could not judge (exit 2): a metrics report then
-	// says so instead of holding counts.
-	Failed   bool
+	// Error is the one line of a run that could not judge (exit 2); a
+	// metrics report then says so instead of holding counts.
+	Error    string
+	ExitCode int
 	Finished time.Time
 	Duration time.Duration
 	// UpgradeStates counts the GPU nodes by the GPU Operator's upgrade
@@ -53,12 +54,12 @@ type Options struct {
 type renderer func(io.Writer, Report, Options) error
 
 var formats = map[string]renderer{
-	"text":     Text,
-	"json":     JSON,
-	"sarif":    SARIF,
-	"github":   GitHub,
-	"junit":    JUnit,
-	"markdown": Markdown,
+	"text":       Text,
+	"json":       JSON,
+	"sarif":      SARIF,
+	"github":     GitHub,
+	"junit":      JUnit,
+	"markdown":   Markdown,
 	"prometheus": Prometheus,
 }
 
