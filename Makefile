@@ -6,7 +6,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 LAB     := testdata/lab
 
-.PHONY: build test lint tools demo fuzz bench bench-live controlplane clean image
+.PHONY: build test lint tools demo fuzz bench bench-live controlplane clean image release
 
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/drvcheck
@@ -64,6 +64,21 @@ IMAGE_CA   ?= /etc/ssl/certs/ca-certificates.crt
 image:
 	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/linux-$(IMAGE_ARCH)/drvcheck ./cmd/drvcheck
 	$(GO) run ./hack/ociimage -binary bin/linux-$(IMAGE_ARCH)/drvcheck -arch $(IMAGE_ARCH) -ca-bundle "$(IMAGE_CA)" -out $(IMAGE_DIR) -tag $(IMAGE_TAG) -version $(VERSION)
+
+# The release: static binaries for every platform in PLATFORMS, named
+# drvcheck-OS-ARCH (what hack/install.sh and the Action download),
+# checksums.txt (sha256sum's format) and sbom.txt, the module graph each
+# binary was built from (go version -m), in RELEASE_DIR.
+PLATFORMS   ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+RELEASE_DIR ?= bin/release
+release:
+	rm -rf $(RELEASE_DIR) && mkdir -p $(RELEASE_DIR)
+	for p in $(PLATFORMS); do \
+		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -trimpath -ldflags "$(LDFLAGS)" \
+			-o $(RELEASE_DIR)/drvcheck-$${p%/*}-$${p#*/} ./cmd/drvcheck || exit 1; \
+	done
+	cd $(RELEASE_DIR) && sha256sum drvcheck-* > checksums.txt
+	$(GO) version -m $(RELEASE_DIR)/drvcheck-* > $(RELEASE_DIR)/sbom.txt
 
 # Go benchmarks; the speed budget on the target fleet (5,000 nodes, 20,000
 # workloads, 5,000 budgets: check <= 1.5x decode, <= 1 GiB); then bench-live

@@ -29,6 +29,10 @@ func TestActionDeclares(t *testing.T) {
 		if s.Uses != "" {
 			uses[strings.Split(s.Uses, "@")[0]] = true
 		}
+		// v3 of upload-sarif is deprecated.
+		if strings.HasPrefix(s.Uses, "github/codeql-action/upload-sarif@") && s.Uses != "github/codeql-action/upload-sarif@v4" {
+			t.Errorf("step %q uses %s, want upload-sarif@v4", s.Name, s.Uses)
+		}
 		// Inputs reach shell scripts through env only, never pasted into
 		// the script, so that no input can inject shell code.
 		if strings.Contains(s.Run, "${{") {
@@ -134,7 +138,7 @@ func TestActionBadInputFails(t *testing.T) {
 	}
 }
 
-// With kubeconfig, the action writes it to a private file, points
+// In scan mode, the action writes the kubeconfig to a private file, points
 // KUBECONFIG at it and runs drvcheck scan; the cluster here is unreachable
 // (a closed loopback port), so the run ends in exit 2, and the credentials
 // never reach the log.
@@ -147,7 +151,7 @@ users: [{name: u, user: {token: s3cr3t-t0ken}}]
 contexts: [{name: x, context: {cluster: c, user: u}}]
 current-context: x
 `
-	_, outcome := r.action(map[string]string{"kubeconfig": kubeconfig, "paths": "does-not-matter", "sarif-file": filepath.Join(t.TempDir(), "s.sarif")})
+	_, outcome := r.action(map[string]string{"mode": "scan", "kubeconfig": kubeconfig, "paths": "does-not-matter", "sarif-file": filepath.Join(t.TempDir(), "s.sarif")})
 	log := r.log.String()
 	if outcome != "failure" || !strings.Contains(log, "drvcheck could not run (exit 2)") {
 		t.Errorf("outcome %s\n%s", outcome, log)

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,6 +59,7 @@ type actionFile struct {
 
 type workflow struct {
 	Name        string            `yaml:"name"`
+	Env         map[string]string `yaml:"env"`
 	On          yaml.Node         `yaml:"on"`
 	Permissions map[string]string `yaml:"permissions"`
 	Jobs        map[string]struct {
@@ -99,10 +101,15 @@ type usesCall struct {
 
 type ghRunner struct {
 	t         *testing.T
+	actionRef string // github.action_ref: "test-ref", no release tag, unless a test says
+	// basePath, when set, is the PATH steps start from in place of the
+	// test's own (which has Go): a runner image without Go.
+	basePath  string
 	workspace string // the checkout: a copy of testdata/ in a git folder
 	temp      string
 	path      []string // GITHUB_PATH additions, most recent first
 	secrets   map[string]string
+	env       map[string]string // the workflow's env, for every step and env.X
 	summary   string // GITHUB_STEP_SUMMARY of the job
 	called    []usesCall
 	log       strings.Builder
@@ -110,7 +117,7 @@ type ghRunner struct {
 
 func newRunner(t *testing.T) *ghRunner {
 	dir := t.TempDir()
-	r := &ghRunner{t: t, workspace: filepath.Join(dir, "workspace"), temp: filepath.Join(dir, "runner-temp"),
+	r := &ghRunner{t: t, actionRef: "test-ref", workspace: filepath.Join(dir, "workspace"), temp: filepath.Join(dir, "runner-temp"),
 		summary: filepath.Join(dir, "step-summary.md"), secrets: map[string]string{}}
 	if err := os.MkdirAll(r.temp, 0o755); err != nil {
 		t.Fatal(err)
@@ -162,13 +169,17 @@ func (r *ghRunner) value(expr string, sc *scope) string {
 	case expr == "github.action_path":
 		return repo
 	case expr == "github.action_ref":
-		return "test-ref"
+		return r.actionRef
+	case expr == "github.token":
+		return "test-github-token"
 	case expr == "github.workspace":
 		return r.workspace
 	case expr == "runner.temp":
 		return r.temp
 	case parts[0] == "secrets" && len(parts) == 2:
 		return r.secrets[parts[1]]
+	case parts[0] == "env" && len(parts) == 2:
+		return r.env[parts[1]]
 	}
 	r.t.Fatalf("expression %q is not supported by the test runner", expr)
 	return ""
@@ -178,7 +189,7 @@ var condRe = regexp.MustCompile(`^(\S+) (==|!=) '([^']*)'$`)
 
 // condition evaluates an if: of the form "context == 'literal'".
 func (r *ghRunner) condition(cond string, sc *scope) bool {
-	if cond == "" {
+	if cond == "" || cond == "always()" {
 		return true
 	}
 	m := condRe.FindStringSubmatch(strings.TrimSpace(exprRe.ReplaceAllString(cond, "$1")))
@@ -211,9 +222,12 @@ func (r *ghRunner) shell(s step, sc *scope, actionPath string) (map[string]strin
 		"CI=true", "GITHUB_ACTIONS=true",
 		"GITHUB_OUTPUT="+output, "GITHUB_PATH="+pathFile, "GITHUB_STEP_SUMMARY="+r.summary,
 		"GITHUB_ENV="+filepath.Join(dir, "env"), "GITHUB_WORKSPACE="+r.workspace, "RUNNER_TEMP="+r.temp,
-		"PATH="+pathWith(r.path...))
+		"PATH="+r.stepPath())
 	if actionPath != "" {
 		cmd.Env = append(cmd.Env, "GITHUB_ACTION_PATH="+actionPath)
+	}
+	for k, v := range r.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	for k, v := range s.Env {
 		cmd.Env = append(cmd.Env, k+"="+r.expand(v, sc))
@@ -237,6 +251,14 @@ func (r *ghRunner) shell(s step, sc *scope, actionPath string) (map[string]strin
 		}
 	}
 	return outputs, code
+}
+
+// stepPath is GITHUB_PATH's additions in front of the runner's PATH.
+func (r *ghRunner) stepPath() string {
+	if r.basePath == "" {
+		return pathWith(r.path...)
+	}
+	return strings.Join(append(slices.Clone(r.path), r.basePath), string(os.PathListSeparator))
 }
 
 func readLines(path string) []string {
@@ -310,6 +332,10 @@ func (r *ghRunner) expandMap(m map[string]string, sc *scope) map[string]string {
 	return out
 }
 
+// publishedAction is how copyable workflows name this action; the test
+// runs this checkout's action.yml in its place.
+const publishedAction = "drvcheck/drvcheck@"
+
 // job runs one job of a workflow and returns whether it succeeded.
 func (r *ghRunner) job(steps []step) bool {
 	r.t.Helper()
@@ -320,7 +346,7 @@ func (r *ghRunner) job(steps []step) bool {
 		}
 		res := &stepResult{outcome: "success"}
 		switch {
-		case s.Uses == "./":
+		case s.Uses == "./" || strings.HasPrefix(s.Uses, publishedAction):
 			res.outputs, res.outcome = r.action(r.expandMap(s.With, sc))
 		case s.Uses != "":
 			r.called = append(r.called, usesCall{s.Uses, r.expandMap(s.With, sc)})

@@ -1,10 +1,16 @@
 package integrations
 
 import (
+	"context"
+	"maps"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/drvcheck/drvcheck/internal/testcluster"
 )
 
 func readWorkflow(t *testing.T, name string) workflow {
@@ -84,24 +90,14 @@ func TestWorkflowNightlyScan(t *testing.T) {
 		t.Errorf("schedule = %v, want one five-field cron", on["schedule"])
 	}
 	steps := w.Jobs["scan"].Steps
-	i := slices.IndexFunc(steps, func(s step) bool { return s.Uses == "./" })
-	if i < 0 || steps[i].With["kubeconfig"] != "${{ secrets.DRVCHECK_KUBECONFIG }}" || !steps[i].ContinueOnError {
-		t.Fatalf("no drvcheck step with the kubeconfig secret that lets the reports be kept")
+	// Copyable: the published action, in scan mode, configured by the
+	// workflow's env rather than by paths of this repository.
+	i := slices.IndexFunc(steps, func(s step) bool { return strings.HasPrefix(s.Uses, publishedAction) })
+	if i < 0 || steps[i].With["kubeconfig"] != "${{ secrets.DRVCHECK_KUBECONFIG }}" || steps[i].With["mode"] != "scan" || !steps[i].ContinueOnError {
+		t.Fatalf("no drvcheck scan step of %s with the kubeconfig secret that lets the reports be kept", publishedAction)
 	}
-	var artifact *step
-	for j := range steps {
-		if strings.HasPrefix(steps[j].Uses, "actions/upload-artifact@") {
-			artifact = &steps[j]
-		}
-	}
-	if artifact == nil || artifact.If != "always()" ||
-		!strings.Contains(artifact.With["path"], "steps.drvcheck.outputs.sarif-file") ||
-		!strings.Contains(artifact.With["path"], "steps.drvcheck.outputs.markdown-file") {
-		t.Errorf("artifact step = %+v", artifact)
-	}
-	last := steps[len(steps)-1]
-	if !strings.Contains(last.Run, `test "$OUTCOME" = success`) || last.Env["OUTCOME"] != "${{ steps.drvcheck.outcome }}" {
-		t.Errorf("the last step does not fail the run on errors: %+v", last)
+	if data, err := os.ReadFile(filepath.Join(repo, ".github", "workflows", "nightly-scan.yml")); err != nil || strings.Contains(string(data), "testdata/") {
+		t.Errorf("nightly-scan.yml names this repository's test data: %v", err)
 	}
 
 	// Without the secret, the job stops at once with a message, rather than
@@ -110,4 +106,106 @@ func TestWorkflowNightlyScan(t *testing.T) {
 	if r.job(steps[:2]) || !strings.Contains(r.log.String(), "set the repository secret DRVCHECK_KUBECONFIG") {
 		t.Errorf("missing secret not reported:\n%s", r.log.String())
 	}
+}
+
+// The whole nightly job against a real control plane holding the lab's
+// nodes: the scan finds lab-node-3's missing image, the drift issue gets
+// the summary, the nodes snapshot is committed and kept, and the job fails.
+// gh is a script that records its arguments: GitHub's API is not here.
+func TestWorkflowNightlyScanRuns(t *testing.T) {
+	c := testcluster.Start(t, testcluster.Options{})
+	ctx := context.Background()
+	for _, f := range []string{"nodes.yaml", "node3.yaml"} {
+		if _, stderr, err := c.Kubectl(ctx, "apply", "-f", filepath.Join(repo, "testdata", "lab", "k8s", f)); err != nil {
+			t.Fatalf("kubectl apply %s: %v %s", f, err, stderr)
+		}
+	}
+	w := readWorkflow(t, "nightly-scan.yml")
+	r := newRunner(t)
+	kubeconfig, err := os.ReadFile(c.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.secrets["DRVCHECK_KUBECONFIG"] = string(kubeconfig)
+	r.env = maps.Clone(w.Env)
+	r.env["DRVCHECK_REGISTRY"], r.env["DRVCHECK_MATRIX"] = "", "testdata/lab/support-matrix.csv"
+	r.env["DRVCHECK_COMMIT_SNAPSHOT"] = "true"
+	remote := gitWorkspace(t, r.workspace)
+	ghLog := filepath.Join(t.TempDir(), "gh.log")
+	shim := t.TempDir()
+	script := "#!/bin/sh\necho \"$*\" >> " + ghLog + "\nfor a; do case $prev in --body-file) cat \"$a\" >> " + ghLog + ";; esac; prev=$a; done\n"
+	if err := os.WriteFile(filepath.Join(shim, "gh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.path = append(r.path, shim)
+
+	if r.job(w.Jobs["scan"].Steps) {
+		t.Errorf("the job passed; lab-node-3 lacks its image\n%s", r.log.String())
+	}
+	gh, _ := os.ReadFile(ghLog)
+	if !strings.Contains(string(gh), `issue create --title drvcheck nightly scan: the cluster drifted`) || !strings.Contains(string(gh), "DRV001") {
+		t.Errorf("gh calls:\n%s\n%s", gh, r.log.String())
+	}
+	committed, err := exec.Command("git", "--git-dir", remote, "show", "HEAD:.drvcheck/nodes.yaml").Output()
+	if err != nil || !strings.Contains(string(committed), "name: lab-node-3") {
+		t.Errorf("snapshot not pushed: %v\n%s", err, r.log.String())
+	}
+	kept := slices.ContainsFunc(r.called, func(u usesCall) bool {
+		return strings.HasPrefix(u.uses, "actions/upload-artifact@") && u.with["name"] == "drvcheck-nodes" && u.with["path"] == ".drvcheck/nodes.yaml"
+	})
+	if !kept || strings.Contains(r.log.String(), "s3cr") {
+		t.Errorf("artifact calls %v", r.called)
+	}
+}
+
+// The pull-request side of the pair: the workspace's workloads against the
+// snapshot the nightly job committed, whose lines the annotations name.
+func TestWorkflowPRCheckReadsSnapshot(t *testing.T) {
+	var w workflow
+	parseFile(t, "docs/workflows/pr-check.yml", &w)
+	r := newRunner(t)
+	k8s := filepath.Join(r.workspace, "testdata", "lab", "k8s")
+	snap := filepath.Join(r.workspace, ".drvcheck", "nodes.yaml")
+	if err := os.MkdirAll(filepath.Dir(snap), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(bin, "drvcheck"), "snapshot", "nodes", k8s, "--file", snap)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("snapshot: %v %s", err, out)
+	}
+	for _, f := range []string{"nodes.yaml", "node3.yaml"} {
+		if err := os.Remove(filepath.Join(k8s, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.env = maps.Clone(w.Env)
+	r.env["DRVCHECK_REGISTRY"], r.env["DRVCHECK_MATRIX"] = "", "testdata/lab/support-matrix.csv"
+	if r.job(w.Jobs["drvcheck"].Steps) || !strings.Contains(r.log.String(), "::error file=.drvcheck/nodes.yaml,line=65,title=DRV001") {
+		t.Errorf("pr-check:\n%s", r.log.String())
+	}
+}
+
+// gitWorkspace makes dir a git repository with one commit, pushed to a
+// bare repository it returns.
+func gitWorkspace(t *testing.T, dir string) string {
+	t.Helper()
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	git := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(dir, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	git("init", "-q", "--bare", remote)
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "lab")
+	git("remote", "add", "origin", remote)
+	git("push", "-q", "-u", "origin", "HEAD")
+	return remote
 }
