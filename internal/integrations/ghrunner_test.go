@@ -110,7 +110,7 @@ type ghRunner struct {
 	path      []string // GITHUB_PATH additions, most recent first
 	secrets   map[string]string
 	env       map[string]string // the workflow's env, for every step and env.X
-	summary   string // GITHUB_STEP_SUMMARY of the job
+	summary   string            // GITHUB_STEP_SUMMARY of the job
 	called    []usesCall
 	log       strings.Builder
 }
