@@ -6,7 +6,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 LAB     := testdata/lab
 
-.PHONY: build test lint tools demo fuzz bench bench-live controlplane clean image release
+.PHONY: build test lint tools demo fuzz bench bench-live controlplane clean image image-push release
 
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/drvcheck
@@ -79,6 +79,14 @@ release:
 	done
 	cd $(RELEASE_DIR) && sha256sum drvcheck-* > checksums.txt
 	$(GO) version -m $(RELEASE_DIR)/drvcheck-* > $(RELEASE_DIR)/sbom.txt
+
+# The multi-arch image of the release's linux binaries, pushed to
+# IMAGE_REF with the docker config's credentials (docker login).
+IMAGE_REF ?= ghcr.io/drvcheck/drvcheck:$(VERSION)
+image-push:
+	@test -f $(RELEASE_DIR)/drvcheck-linux-amd64 -a -f $(RELEASE_DIR)/drvcheck-linux-arm64 || { echo "run make release first"; exit 1; }
+	$(GO) run ./hack/ociimage -push $(IMAGE_REF) -version $(VERSION) -ca-bundle "$(IMAGE_CA)" \
+		-binaries amd64=$(RELEASE_DIR)/drvcheck-linux-amd64,arm64=$(RELEASE_DIR)/drvcheck-linux-arm64
 
 # Go benchmarks; the speed budget on the target fleet (5,000 nodes, 20,000
 # workloads, 5,000 budgets: check <= 1.5x decode, <= 1 GiB); then bench-live

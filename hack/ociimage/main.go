@@ -8,6 +8,12 @@
 //
 //	CGO_ENABLED=0 go build -o bin/linux/drvcheck ./cmd/drvcheck
 //	go run ./hack/ociimage -binary bin/linux/drvcheck -out bin/image -tag drvcheck:dev
+//
+// With -push it pushes one image per architecture under a multi-arch index
+// instead (the release workflow's image):
+//
+//	go run ./hack/ociimage -push ghcr.io/drvcheck/drvcheck:v1.2.3 \
+//	    -binaries amd64=bin/release/drvcheck-linux-amd64,arm64=bin/release/drvcheck-linux-arm64
 package main
 
 import (
@@ -58,7 +64,16 @@ func main() {
 	flag.StringVar(&o.Tag, "tag", "drvcheck:dev", "image name, stored as "+RefName)
 	flag.StringVar(&o.Arch, "arch", runtime.GOARCH, "GOARCH the binary was built for")
 	flag.StringVar(&o.Version, "version", "dev", "image version label")
+	push := flag.String("push", "", "push a multi-arch image of -binaries to this reference instead of writing a layout")
+	binaries := flag.String("binaries", "", "with -push: ARCH=PATH of each static linux binary, separated by commas")
 	flag.Parse()
+	if *push != "" {
+		if err := pushIndex(o, *push, *binaries); err != nil {
+			fmt.Fprintf(os.Stderr, "ociimage: %v\n", err)
+			os.Exit(2)
+		}
+		return
+	}
 	if o.Binary == "" {
 		fmt.Fprintln(os.Stderr, "ociimage: -binary is required")
 		os.Exit(2)
@@ -69,6 +84,23 @@ func main() {
 		os.Exit(2)
 	}
 	fmt.Printf("%s %s@%s\n", o.Out, o.Tag, digest)
+}
+
+func pushIndex(o Options, ref, binaries string) error {
+	bins, err := ParseBinaries(binaries)
+	if err != nil {
+		return err
+	}
+	idx, err := Index(o, bins)
+	if err != nil {
+		return err
+	}
+	digest, err := Push(ref, idx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s@%s\n", ref, digest)
+	return nil
 }
 
 // Build writes the image to a fresh layout at o.Out and returns its digest.

@@ -7,8 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 type hook struct {
@@ -37,18 +39,21 @@ func hooks(t *testing.T) map[string]hook {
 
 func TestPreCommitHooksDeclare(t *testing.T) {
 	hs := hooks(t)
-	for _, id := range []string{"drvcheck", "drvcheck-offline"} {
+	for _, id := range []string{"drvcheck", "drvcheck-offline", "drvcheck-tree"} {
 		h, ok := hs[id]
 		if !ok {
 			t.Errorf("no hook %s", id)
 			continue
 		}
-		if h.Language != "golang" || !strings.HasPrefix(h.Entry, "drvcheck check") {
-			t.Errorf("%s: language %q entry %q", id, h.Language, h.Entry)
+		// The released binary on PATH: no Go toolchain to install first.
+		if h.Language != "system" || !strings.HasPrefix(h.Entry, "drvcheck check") || !h.RequireSerial {
+			t.Errorf("%s: language %q entry %q require_serial %v", id, h.Language, h.Entry, h.RequireSerial)
 		}
-		// Cross-file joins need the whole tree in one process.
-		if h.PassFilenames == nil || *h.PassFilenames || !h.RequireSerial {
-			t.Errorf("%s: pass_filenames must be false and require_serial true", id)
+		// The staged files and the snapshot, or the whole tree.
+		whole := id == "drvcheck-tree"
+		if h.PassFilenames == nil || *h.PassFilenames == whole || whole != slices.Equal(h.Args, []string{"."}) ||
+			!whole && !slices.Equal(h.Args, []string{"--nodes", ".drvcheck/nodes.yaml"}) {
+			t.Errorf("%s: pass_filenames %v args %v", id, h.PassFilenames, h.Args)
 		}
 		re, err := regexp.Compile(h.Files)
 		if err != nil {
@@ -67,20 +72,12 @@ func TestPreCommitHooksDeclare(t *testing.T) {
 	}
 }
 
-// pre-commit installs a golang hook with go install ./... and runs the entry
-// by name: the module must have a main package whose binary is that name.
-func TestPreCommitEntryIsInstalled(t *testing.T) {
-	cmd := exec.Command("go", "list", "-f", "{{if eq .Name \"main\"}}{{.ImportPath}}{{end}}", "./...")
-	cmd.Dir = repo
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, h := range hooks(t) {
-		bin := strings.Fields(h.Entry)[0]
-		if !regexp.MustCompile(`(?m)/` + regexp.QuoteMeta(bin) + `$`).Match(out) {
-			t.Errorf("%s: go install ./... makes no %s binary; main packages:\n%s", h.ID, bin, out)
-		}
+// The install line the hooks' comment gives is the installer's usage.
+func TestPreCommitInstallLine(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repo, ".pre-commit-hooks.yaml"))
+	if err != nil || !strings.Contains(string(data), "/hack/install.sh) v1.0.0 ~/.local/bin") ||
+		!strings.Contains(string(data), "go install github.com/drvcheck/drvcheck/cmd/drvcheck@") {
+		t.Errorf("no install line: %v", err)
 	}
 }
 
@@ -132,12 +129,16 @@ func writeTo(path string, data []byte) error {
 	return os.WriteFile(path, data, 0o644)
 }
 
-// runHook runs a hook's command line as pre-commit does (entry, then args;
-// no file names) in dir, with the drvcheck built for the tests on PATH.
-func runHook(t *testing.T, h hook, dir string) (int, string) {
+// runHook runs a hook's command line as pre-commit does (entry, args, then
+// the staged files when pass_filenames) in dir, with the drvcheck built for
+// the tests on PATH.
+func runHook(t *testing.T, h hook, dir string, staged ...string) (int, string) {
 	t.Helper()
 	argv := append(strings.Fields(h.Entry), h.Args...)
-	// The entry is found on PATH, where pre-commit's go install put it.
+	if h.PassFilenames != nil && *h.PassFilenames {
+		argv = append(argv, staged...)
+	}
+	// The entry is found on PATH, where the install put it.
 	prog := filepath.Join(bin, argv[0])
 	if _, err := os.Stat(prog); err != nil {
 		t.Fatalf("%s: entry %s is not on PATH: %v", h.ID, argv[0], err)
@@ -158,31 +159,69 @@ func runHook(t *testing.T, h hook, dir string) (int, string) {
 	return 0, out.String()
 }
 
-// The drvcheck hook on a repository holding the lab: .drvcheck.yaml's matrix
-// is used (without it DRV001 is skipped and the hook would pass), the
-// repository's own dot files are not read as manifests, and a commit that
-// adds an exception for the finding passes.
+// snapshotRepo is labRepo with the lab's nodes only in the snapshot the
+// nightly job would have committed, and trainer.yaml staged beside.
+func snapshotRepo(t *testing.T, config string) string {
+	t.Helper()
+	dir := labRepo(t, config)
+	snap := filepath.Join(dir, ".drvcheck", "nodes.yaml")
+	if err := os.MkdirAll(filepath.Dir(snap), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(bin, "drvcheck"), "snapshot", "nodes", filepath.Join(dir, "k8s"), "--file", snap)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("snapshot: %v %s", err, out)
+	}
+	for _, f := range []string{"k8s/nodes.yaml", "k8s/node3.yaml"} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(repo, "testdata", "lab", "k8s", "cuda12-job.yaml"))
+	if err != nil || writeTo(filepath.Join(dir, "k8s", "cuda12-job.yaml"), data) != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// The drvcheck hook on a repository holding the lab: the staged file meets
+// the nodes snapshot, in well under a second; .drvcheck.yaml's matrix is
+// used (without it DRV001 is skipped and the hook would pass); a commit
+// that adds an exception for the finding passes.
 func TestPreCommitHookOnLab(t *testing.T) {
 	h := hooks(t)["drvcheck"]
-	dir := labRepo(t, "matrix: [support-matrix.csv]\n")
-	code, out := runHook(t, h, dir)
-	if code != 1 || !strings.Contains(out, "DRV001 missing-driver-image  Node/lab-node-3\n    k8s/node3.yaml:1") {
+	dir := snapshotRepo(t, "matrix: [support-matrix.csv]\n")
+	start := time.Now()
+	code, out := runHook(t, h, dir, "k8s/cuda12-job.yaml")
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("the hook took %s; want under 1s", took)
+	}
+	if code != 1 || !strings.Contains(out, "DRV001 missing-driver-image  Node/lab-node-3\n    .drvcheck/nodes.yaml:65") ||
+		!strings.Contains(out, "DRV023 drain-needs-force  Pod/gpu-drv/cuda12-job\n    k8s/cuda12-job.yaml:") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
-	dir = labRepo(t, `matrix: [support-matrix.csv]
+	dir = snapshotRepo(t, `matrix: [support-matrix.csv]
 exceptions:
 - {rule: DRV001, object: Node/lab-node-3, reason: "image build in OPS-12", expires: "2999-01-01"}
 `)
-	code, out = runHook(t, h, dir)
-	if code != 0 || !strings.Contains(out, "0 error(s), 0 warning(s), 1 suppressed;") {
+	code, out = runHook(t, h, dir, "k8s/cuda12-job.yaml")
+	if code != 0 || !strings.Contains(out, "0 error(s), 1 warning(s), 1 suppressed;") {
 		t.Errorf("with the exception: exit %d\n%s", code, out)
 	}
 }
 
 // drvcheck-offline runs check --offline: the matrix and the cache only.
 func TestPreCommitOfflineHookOnLab(t *testing.T) {
-	code, out := runHook(t, hooks(t)["drvcheck-offline"], labRepo(t, "matrix: [support-matrix.csv]\n"))
+	code, out := runHook(t, hooks(t)["drvcheck-offline"], snapshotRepo(t, "matrix: [support-matrix.csv]\n"), "k8s/cuda12-job.yaml")
 	if code != 1 || !strings.Contains(out, "DRV001 missing-driver-image  Node/lab-node-3") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
+
+// drvcheck-tree reads the whole repository, its own dot files excepted.
+func TestPreCommitTreeHookOnLab(t *testing.T) {
+	code, out := runHook(t, hooks(t)["drvcheck-tree"], labRepo(t, "matrix: [support-matrix.csv]\n"), "ignored.yaml")
+	if code != 1 || !strings.Contains(out, "DRV001 missing-driver-image  Node/lab-node-3\n    k8s/node3.yaml:") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 }

@@ -2,10 +2,14 @@ package integrations
 
 import (
 	"context"
+	"fmt"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -208,4 +212,53 @@ func gitWorkspace(t *testing.T, dir string) string {
 	git("remote", "add", "origin", remote)
 	git("push", "-q", "-u", "origin", "HEAD")
 	return remote
+}
+
+// make release for this machine's platform, served as GitHub serves a
+// release, installs through hack/install.sh: the checksums it writes are
+// the ones the installer checks, and the binary reports the tag.
+func TestReleaseInstalls(t *testing.T) {
+	served := t.TempDir()
+	out := filepath.Join(served, "v0.0.1")
+	cmd := exec.Command("make", "release", "PLATFORMS=linux/"+runtime.GOARCH, "RELEASE_DIR="+out, "VERSION=v0.0.1")
+	cmd.Dir = repo
+	if log, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make release: %v\n%s", err, log)
+	}
+	sbom, err := os.ReadFile(filepath.Join(out, "sbom.txt"))
+	if err != nil || !strings.Contains(string(sbom), "dep\tgithub.com/open-policy-agent/opa\t") {
+		t.Errorf("sbom.txt lacks the module graph: %v", err)
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(served)))
+	defer srv.Close()
+	dir := t.TempDir()
+	install := exec.Command("bash", filepath.Join(repo, "hack", "install.sh"), "v0.0.1", dir)
+	install.Env = append(os.Environ(), "DRVCHECK_RELEASE_URL="+srv.URL, "PATH="+noGoPath)
+	if log, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("install.sh: %v\n%s", err, log)
+	}
+	v, err := exec.Command(filepath.Join(dir, "drvcheck"), "--version").Output()
+	if err != nil || !strings.HasPrefix(string(v), "drvcheck v0.0.1\n") {
+		t.Errorf("installed drvcheck: %v %q", err, v)
+	}
+	// A version that was never released is exit 3: the Action builds then.
+	missing := exec.Command("bash", filepath.Join(repo, "hack", "install.sh"), "v0.0.2", dir)
+	missing.Env = install.Env
+	if err := missing.Run(); err == nil || missing.ProcessState.ExitCode() != 3 {
+		t.Errorf("install.sh of an unreleased tag: %v", err)
+	}
+}
+
+func TestWorkflowRelease(t *testing.T) {
+	w := readWorkflow(t, "release.yml")
+	push, _ := triggers(t, w)["push"].(map[string]any)
+	if fmt.Sprint(push["tags"]) != "[v*.*.*]" || w.Permissions["contents"] != "write" || w.Permissions["packages"] != "write" {
+		t.Errorf("triggers %v, permissions %v", push, w.Permissions)
+	}
+	all := runs(w.Jobs["release"].Steps)
+	for _, want := range []string{"bash .ci/run", `make release VERSION="$TAG"`, "gh release create \"$TAG\" bin/release/*", "make image-push"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("release.yml does not run %q", want)
+		}
+	}
 }
