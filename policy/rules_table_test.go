@@ -17,6 +17,10 @@ var nodes = []string{"nodes"}
 var builtinRules = []Rule{
 	{ID: "DRV001", Title: "missing-driver-image", Severity: Error, Needs: []string{"catalog", "nodes"}},
 	{ID: "DRV002", Title: "incomplete-node-facts", Severity: Error, Needs: nodes},
+	{ID: "DRV003", Title: "precompiled-version-not-branch", Severity: Error},
+	{ID: "DRV004", Title: "clusterpolicy-mixed-os", Severity: Error, Needs: nodes},
+	{ID: "DRV005", Title: "nvidiadriver-owner", Severity: Error, Needs: nodes},
+	{ID: "DRV006", Title: "unsupported-os-tag", Severity: Warning, Needs: nodes},
 	{ID: "DRV010", Title: "unschedulable-affinity", Severity: Error, Needs: nodes},
 	{ID: "DRV011", Title: "non-integer-gt-lt", Severity: Error},
 	{ID: "DRV012", Title: "cuda-driver-too-old", Severity: Error, Needs: nodes},

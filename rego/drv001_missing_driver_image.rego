@@ -9,7 +9,7 @@ meta := {
 	"id": "DRV001",
 	"title": "missing-driver-image",
 	"severity": "error",
-	"help": "The GPU Operator pulls <driver-branch>-<kernel>-<os-tag> for this node. The tag is in no configured support matrix or registry, so the driver Pod on this node would fail with ImagePullBackOff. Build and push the image (or add the row) before the node or its kernel rolls out.",
+	"help": "The GPU Operator pulls <driver-branch>-<kernel>-<os-tag> for this node (with an operator profile: exactly the image its ClusterPolicy or NVIDIADriver composes, e.g. <version>-<os-tag> when not precompiled). The tag is in no configured support matrix or registry, so the driver Pod on this node would fail with ImagePullBackOff. Build and push the image (or add the row) before the node or its kernel rolls out.",
 	"needs": ["catalog", "nodes"],
 }
 
@@ -18,16 +18,30 @@ meta := {
 # meta.needs). The finding points at the label of the part of the tag no
 # source has (image.field): the kernel label after a kernel bump.
 findings contains f if {
-	some node in lib.gpu_nodes
+	some node in lib.managed_gpu_nodes
 	node.image.checked
 	not node.image.present
 	f := lib.finding(meta, node.object, {
 		"node": node.name,
 		"tag": node.tag,
-		"message": sprintf("no precompiled driver image %s in %s", [node.tag, input.catalog.description]),
+		"message": sprintf("no %s %s in %s", [image_kind(node), image_name(node), input.catalog.description]),
 		"field": node.image.field,
 		"image": "missing",
-		"fix": sprintf("build and push %s, or add the row %s,%s,%s to the support matrix", [node.tag, node.branch, node.kernel, node.os_tag]),
+		"fix": fix(node),
 		"stalls": lib.stalls(node.name, "image"),
 	})
 }
+
+image_kind(node) := "precompiled driver image" if {
+	object.get(node, ["image", "precompiled"], true)
+} else := "driver image"
+
+# image_name is the whole reference under an operator profile, the tag in
+# the lab's model.
+image_name(node) := node.image.ref if {
+	object.get(node, ["image", "ref"], "") != ""
+} else := node.tag
+
+fix(node) := sprintf("push %s, or add the row %s to a support matrix with the header tag", [node.image.ref, node.tag]) if {
+	object.get(node, ["image", "ref"], "") != ""
+} else := sprintf("build and push %s, or add the row %s,%s,%s to the support matrix", [node.tag, node.branch, node.kernel, node.os_tag])

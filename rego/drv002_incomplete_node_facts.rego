@@ -8,12 +8,12 @@ meta := {
 	"id": "DRV002",
 	"title": "incomplete-node-facts",
 	"severity": "error",
-	"help": "The tag <driver-branch>-<kernel>-<os-tag> is made from node labels set by gpu-feature-discovery (nvidia.com/cuda.driver-version.major, or the older nvidia.com/cuda.driver.major) and node-feature-discovery (kernel-version.full, system-os_release.ID and VERSION_ID). One is missing or empty, so the image this node needs cannot be known. Check that NFD and GFD run on the node.",
+	"help": "The tag <driver-branch>-<kernel>-<os-tag> is made from node labels set by gpu-feature-discovery (nvidia.com/cuda.driver-version.major, or the older nvidia.com/cuda.driver.major) and node-feature-discovery (kernel-version.full, system-os_release.ID and VERSION_ID). One is missing or empty, so the image this node needs cannot be known. Check that NFD and GFD run on the node. With an operator profile the version is the profile's, so only the NFD labels the operator's image names are needed.",
 	"needs": ["nodes"],
 }
 
 findings contains f if {
-	some node in lib.gpu_nodes
+	some node in lib.managed_gpu_nodes
 	count(node.problems) > 0
 	parts := [sprintf("%s is %s", [p.label, p.reason]) | some p in node.problems]
 	f := lib.finding(meta, node.object, {

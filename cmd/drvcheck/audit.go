@@ -20,14 +20,15 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	if err := o.parse(args); err != nil {
 		return err
 	}
-	if !o.Registry.Configured() {
-		return errors.New("audit: needs --matrix or --registry to know which driver images exist")
-	}
 	paths := o.fs.Args()
-	read := reader(ctx, e, o, paths, cluster.Nodes)
+	read := reader(ctx, e, o, paths, cluster.Nodes, cluster.ClusterPolicies, cluster.NVIDIADrivers, cluster.Deployments)
 	res, err := runner.Run(ctx, o.runnerConfig(e, paths), read)
 	if err != nil {
 		return err
+	}
+	// An operator profile names a repository; else a source must be given.
+	if !res.Catalog.Configured() {
+		return errors.New("audit: needs --matrix or --registry to know which driver images exist")
 	}
 	// An audit of no GPU node (an empty stdin from a failed kubectl, the
 	// wrong folder) has audited nothing: that is no OK.

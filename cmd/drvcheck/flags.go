@@ -25,6 +25,7 @@ type options struct {
 	config.Loading
 	config.Registry
 	config.Rules
+	config.Operator
 	config.Output
 	config.Reports
 	cluster    *config.Cluster // nil unless the command reads clusters
@@ -41,7 +42,7 @@ type options struct {
 // a command adds its own to o.fs.
 func newFlags(e *env, name, args string) *options {
 	o := newBareFlags(e, name, args)
-	o.bind(&o.Registry, &o.Rules, &o.Loading, &o.Output)
+	o.bind(&o.Registry, &o.Operator, &o.Rules, &o.Loading, &o.Output)
 	o.addConfigFlag()
 	return o
 }
@@ -142,6 +143,7 @@ func (o *options) runnerConfig(e *env, paths []string) runner.Config {
 		Loading:    o.Loading,
 		Registry:   o.Registry,
 		Rules:      o.Rules,
+		Operator:   o.Operator,
 		Warn:       o.warn(),
 		Exceptions: o.conf.Exceptions,
 		ConfigFile: o.conf.Path,

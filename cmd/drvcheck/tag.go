@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
+	"github.com/drvcheck/drvcheck/internal/cluster"
+	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/internal/runner"
@@ -17,6 +20,7 @@ import (
 func runTag(ctx context.Context, e *env, args []string) error {
 	o := newFlags(e, "tag", "NODE [PATH...]")
 	check := o.fs.Bool("check", false, "also say whether the tag exists, and in which of the --matrix and --registry sources (exit 1 when in none)")
+	whole := o.fs.Bool("ref", false, "print the whole image reference (repository:tag), under an operator profile")
 	o.addClusterFlags()
 	if err := o.parse(args); err != nil {
 		return err
@@ -25,52 +29,80 @@ func runTag(ctx context.Context, e *env, args []string) error {
 		return errors.New("tag: no NODE given")
 	}
 	name, paths := o.fs.Arg(0), o.fs.Args()[1:]
-	n, err := findNode(ctx, e, o, name, paths)
+	inv, err := nodeInventory(ctx, e, o, name, paths)
 	if err != nil {
 		return err
 	}
-	f := nodefacts.Of(n)
-	if f.Tag == "" {
-		return fmt.Errorf("tag: node %s: no tag: %s", n.Name, describeProblems(f.Problems))
+	cfg := o.runnerConfig(e, nil)
+	f, profile, err := runner.NodeFacts(cfg, inv, name)
+	if err != nil {
+		return err
 	}
-	if !f.GPU {
-		fmt.Fprintf(e.stderr, "drvcheck: note: node %s does not carry %s=true\n", n.Name, nodefacts.GPUPresent)
+	if err := tagNotes(e, f); err != nil {
+		return err
+	}
+	out := f.Tag
+	if *whole && f.Image.Ref != "" {
+		out = f.Image.Ref
 	}
 	if !*check {
-		return render.Tag(e.stdout, f.Tag)
+		return render.Tag(e.stdout, out)
 	}
-	return checkTag(ctx, e, o, f.Tag)
+	return checkTag(ctx, e, cfg.WithProfile(profile), f.Tag)
 }
 
-// findNode gets the node named name from the manifests under paths, or
-// from the live cluster without paths.
-func findNode(ctx context.Context, e *env, o *options, name string, paths []string) (*corev1.Node, error) {
+// tagNotes refuses a node without a tag and notes on stderr what makes
+// its tag moot.
+func tagNotes(e *env, f nodefacts.Facts) error {
+	switch {
+	case f.Image.Digest:
+		return fmt.Errorf("tag: node %s: the operator pulls the digest %s, which has no tag", f.Name, f.Image.Ref)
+	case f.Tag == "" && f.Image.OwnerError != "":
+		return fmt.Errorf("tag: node %s: no tag: %s", f.Name, f.Image.OwnerError)
+	case f.Tag == "":
+		return fmt.Errorf("tag: node %s: no tag: %s", f.Name, describeProblems(f.Problems))
+	}
+	if !f.GPU {
+		fmt.Fprintf(e.stderr, "drvcheck: note: node %s does not carry %s=true\n", f.Name, nodefacts.GPUPresent)
+	}
+	if !f.Image.Managed {
+		fmt.Fprintf(e.stderr, "drvcheck: note: the GPU Operator deploys no driver on node %s: %s\n", f.Name, f.Image.Reason)
+	}
+	return nil
+}
+
+// nodeInventory reads the manifests under paths (the node named name must
+// be among them), or without paths that node from the live cluster.
+func nodeInventory(ctx context.Context, e *env, o *options, name string, paths []string) (*inventory.Inventory, error) {
 	if len(paths) == 0 {
 		n, err := runner.LiveNode(ctx, o.clusterOptions(), name)
 		if err != nil {
 			return nil, fmt.Errorf("tag: %w", err)
 		}
-		return n, nil
+		// The operator's configuration, which makes the image.
+		inv, err := runner.Live(ctx, o.clusterOptions(), cluster.ClusterPolicies, cluster.NVIDIADrivers, cluster.Deployments)(false)
+		if err != nil {
+			return nil, fmt.Errorf("tag: %w", err)
+		}
+		inv.Nodes = []*corev1.Node{n}
+		return inv, nil
 	}
 	inv, err := runner.Files(o.runnerConfig(e, paths))(false)
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range inv.Nodes {
-		if n.Name == name {
-			return n, nil
-		}
+	if !slices.ContainsFunc(inv.Nodes, func(n *corev1.Node) bool { return n.Name == name }) {
+		return nil, fmt.Errorf("tag: node %s not found in %s", name, strings.Join(paths, ", "))
 	}
-	return nil, fmt.Errorf("tag: node %s not found in %s", name, strings.Join(paths, ", "))
+	return inv, nil
 }
 
 // checkTag prints whether any configured source has tag (exit 0) or none
 // does (exit 1). A source that cannot be read is exit 2, never MISSING.
-func checkTag(ctx context.Context, e *env, o *options, tag string) error {
-	if !o.Registry.Configured() {
+func checkTag(ctx context.Context, e *env, cfg runner.Config, tag string) error {
+	if !cfg.Registry.Configured() {
 		return errors.New("tag --check: needs --matrix or --registry to know which driver images exist")
 	}
-	cfg := o.runnerConfig(e, nil)
 	cat, err := catalog.Read(ctx, cfg.Sources())
 	if err == nil {
 		cat, err = runner.Confirm(ctx, cfg, cat, []string{tag})

@@ -13,17 +13,28 @@ import (
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 )
 
-// MatrixHeader is the header a support-matrix CSV must start with.
-const MatrixHeader = "driver_branch,kernel,os_tag"
+// MatrixHeader is the header a support-matrix CSV of precompiled images
+// starts with; TagHeader starts one of whole tags (any driver image: not
+// precompiled, custom, another OS).
+const (
+	MatrixHeader = "driver_branch,kernel,os_tag"
+	TagHeader    = "tag"
+)
 
-// Row is one combination of a support matrix.
+// Row is one combination of a support matrix, or one whole tag.
 type Row struct {
 	Branch, Kernel, OSTag string
+	FullTag               string // a row of a TagHeader matrix
 	Line                  int
 }
 
 // Tag is the image tag the row stands for.
-func (r Row) Tag() string { return nodefacts.TagFor(r.Branch, r.Kernel, r.OSTag) }
+func (r Row) Tag() string {
+	if r.FullTag != "" {
+		return r.FullTag
+	}
+	return nodefacts.TagFor(r.Branch, r.Kernel, r.OSTag)
+}
 
 // ReadMatrix reads a support-matrix CSV file.
 func ReadMatrix(path string) ([]Row, error) {
@@ -48,8 +59,13 @@ func ParseMatrix(name string, data []byte) ([]Row, error) {
 	if err != nil {
 		return nil, csvError(name, err)
 	}
-	if got := strings.Join(trimAll(header), ","); got != MatrixHeader {
-		return nil, fmt.Errorf("%s:1: header is %q, want %q", name, got, MatrixHeader)
+	got := strings.Join(trimAll(header), ",")
+	if got != MatrixHeader && got != TagHeader {
+		return nil, fmt.Errorf("%s:1: header is %q, want %q (or %q, one whole tag per row)", name, got, MatrixHeader, TagHeader)
+	}
+	parse := parseRow
+	if got == TagHeader {
+		parse = parseTagRow
 	}
 	var rows []Row
 	for {
@@ -61,7 +77,7 @@ func ParseMatrix(name string, data []byte) ([]Row, error) {
 			return nil, csvError(name, err)
 		}
 		line, _ := r.FieldPos(0)
-		row, err := parseRow(trimAll(rec), line)
+		row, err := parse(trimAll(rec), line)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
 		}
@@ -81,10 +97,21 @@ func parseRow(rec []string, line int) (Row, error) {
 			return Row{}, fmt.Errorf("field %s %q contains a space", strings.Split(MatrixHeader, ",")[i], f)
 		}
 	}
-	if strings.Trim(rec[0], "0123456789") != "" {
-		return Row{}, fmt.Errorf("driver_branch %q is not a branch number such as 550", rec[0])
+	if nodefacts.CheckVersion(rec[0]) != nil && strings.Trim(rec[0], "0123456789") != "" {
+		return Row{}, fmt.Errorf("driver_branch %q is neither a branch such as 550 nor a driver version such as 550.54.14", rec[0])
 	}
 	return Row{Branch: rec[0], Kernel: rec[1], OSTag: rec[2], Line: line}, nil
+}
+
+// parseTagRow reads a row of a TagHeader matrix: one tag, as OCI allows it.
+func parseTagRow(rec []string, line int) (Row, error) {
+	if len(rec) != 1 || rec[0] == "" {
+		return Row{}, fmt.Errorf("want one field (%s), got %d", TagHeader, len(rec))
+	}
+	if !nodefacts.ValidTag(rec[0]) {
+		return Row{}, fmt.Errorf("tag %q is not an image tag", rec[0])
+	}
+	return Row{FullTag: rec[0], Line: line}, nil
 }
 
 func trimAll(rec []string) []string {

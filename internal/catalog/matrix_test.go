@@ -24,6 +24,19 @@ func TestMatrixRowsAreTrimmedAndMadeIntoTags(t *testing.T) {
 	}
 }
 
+// A matrix of whole tags (any image, not only precompiled ones) and a
+// precompiled row keyed on a full version (custom images are tagged so).
+func TestMatrixOfTags(t *testing.T) {
+	rows, err := ParseMatrix("t.csv", []byte("tag\n550.90.07-ubuntu22.04\n570.86.15-rhel9\n"))
+	if err != nil || len(rows) != 2 || rows[0].Tag() != "550.90.07-ubuntu22.04" || rows[1].Line != 3 {
+		t.Fatalf("rows %+v, %v", rows, err)
+	}
+	rows, err = ParseMatrix("m.csv", []byte("driver_branch,kernel,os_tag\n550.54.14,5.14.0-284.el9,rhcos4.15\n"))
+	if err != nil || rows[0].Tag() != "550.54.14-5.14.0-284.el9-rhcos4.15" {
+		t.Fatalf("rows %+v, %v", rows, err)
+	}
+}
+
 func TestMalformedMatrixNamesTheLine(t *testing.T) {
 	cases := map[string]struct{ in, want string }{
 		"empty":        {"", "m.csv: empty file"},
@@ -31,7 +44,9 @@ func TestMalformedMatrixNamesTheLine(t *testing.T) {
 		"short row":    {"driver_branch,kernel,os_tag\n550,k,ubuntu22.04\n550,k\n", "m.csv:3: want 3 fields"},
 		"long row":     {"driver_branch,kernel,os_tag\n550,k,ubuntu22.04,x\n", "m.csv:2: want 3 fields"},
 		"empty field":  {"driver_branch,kernel,os_tag\n550,,ubuntu22.04\n", "m.csv:2: field kernel is empty"},
-		"branch":       {"driver_branch,kernel,os_tag\n550.90.07,k,ubuntu22.04\n", `m.csv:2: driver_branch "550.90.07" is not a branch`},
+		"branch":       {"driver_branch,kernel,os_tag\nr550,k,ubuntu22.04\n", `m.csv:2: driver_branch "r550" is neither a branch such as 550 nor a driver version`},
+		"tag header":   {"tag\n550.90.07-ubuntu22.04,x\n", `m.csv:2: want one field (tag), got 2`},
+		"tag invalid":  {"tag\n550 90\n", `m.csv:2: tag "550 90" is not an image tag`},
 		"quote":        {"driver_branch,kernel,os_tag\n550,\"k,ubuntu\n", "m.csv:2:"},
 	}
 	for name, c := range cases {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -39,6 +40,7 @@ var quietKlog sync.Once
 type Client struct {
 	host string
 	cs   kubernetes.Interface
+	dyn  dynamic.Interface // the GPU Operator's custom resources
 }
 
 // Connect loads the client configuration the way kubectl does and returns a
@@ -60,7 +62,11 @@ func NewForConfig(cfg *rest.Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: %v", Host(cfg), err)
 	}
-	return &Client{host: Host(cfg), cs: cs}, nil
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: %v", Host(cfg), err)
+	}
+	return &Client{host: Host(cfg), cs: cs, dyn: dyn}, nil
 }
 
 func restConfig(opt Options) (*rest.Config, error) {

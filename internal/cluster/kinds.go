@@ -7,6 +7,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -51,7 +53,8 @@ var (
 )
 
 // AllKinds is every kind drvcheck reads, in the order errors are reported.
-var AllKinds = []Kind{Nodes, Pods, PDBs, Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs, Namespaces}
+var AllKinds = []Kind{Nodes, Pods, PDBs, Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, CronJobs, Namespaces,
+	ClusterPolicies, NVIDIADrivers}
 
 // batch holds the objects of one read, one field per kind, so that the
 // kinds are listed in parallel without sharing anything.
@@ -66,10 +69,12 @@ type batch struct {
 	daemonSets   []*appsv1.DaemonSet
 	jobs         []*batchv1.Job
 	cronJobs     []*batchv1.CronJob
+
+	clusterPolicies, nvidiaDrivers []*unstructured.Unstructured
 }
 
 // listers returns, per kind, the function that lists all of it into b.
-func listers(cs kubernetes.Interface, b *batch) map[Kind]func(context.Context) error {
+func listers(cs kubernetes.Interface, dyn dynamic.Interface, b *batch) map[Kind]func(context.Context) error {
 	core, apps, bat, pol := cs.CoreV1(), cs.AppsV1(), cs.BatchV1(), cs.PolicyV1()
 	return map[Kind]func(context.Context) error{
 		Nodes:      lister(core.Nodes().List, func(l *corev1.NodeList) []corev1.Node { return l.Items }, &b.nodes),
@@ -83,5 +88,8 @@ func listers(cs kubernetes.Interface, b *batch) map[Kind]func(context.Context) e
 		DaemonSets:   lister(apps.DaemonSets("").List, func(l *appsv1.DaemonSetList) []appsv1.DaemonSet { return l.Items }, &b.daemonSets),
 		Jobs:         lister(bat.Jobs("").List, func(l *batchv1.JobList) []batchv1.Job { return l.Items }, &b.jobs),
 		CronJobs:     lister(bat.CronJobs("").List, func(l *batchv1.CronJobList) []batchv1.CronJob { return l.Items }, &b.cronJobs),
+
+		ClusterPolicies: customLister(dyn, ClusterPolicies, &b.clusterPolicies),
+		NVIDIADrivers:   customLister(dyn, NVIDIADrivers, &b.nvidiaDrivers),
 	}
 }

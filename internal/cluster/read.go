@@ -21,7 +21,7 @@ func (c *Client) Read(ctx context.Context, kinds []Kind, keepRaw bool) (*invento
 		kinds = AllKinds
 	}
 	var b batch
-	ls := listers(c.cs, &b)
+	ls := listers(c.cs, c.dyn, &b)
 	errs := make([]error, len(kinds))
 	var wg sync.WaitGroup
 	seen := map[Kind]bool{}
@@ -74,6 +74,9 @@ func (b *batch) inventory(keepRaw bool) (*inventory.Inventory, error) {
 	}
 	inv.Objects = len(b.nodes) + len(b.pods) + len(b.namespaces) + len(b.pdbs) + len(b.deployments) +
 		len(b.replicaSets) + len(b.statefulSets) + len(b.daemonSets) + len(b.jobs) + len(b.cronJobs)
+	if err := b.addOperator(inv, keepRaw); err != nil {
+		return nil, err
+	}
 	if !keepRaw {
 		return inv, nil
 	}

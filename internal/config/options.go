@@ -47,6 +47,18 @@ type Rules struct {
 	Deadline   Duration `json:"timeout" usage:"the longest the rules may take to evaluate, e.g. 2m; 0 waits forever"`
 }
 
+// Operator is how the GPU Operator deploys drivers, when the objects read
+// do not say it (or to override what they say): the operator profile of
+// internal/operator. Without any of it and without operator objects, the
+// image tag comes from each node's labels, as in the lab.
+type Operator struct {
+	DriverVersion    string `json:"driver-version" usage:"the driver version the GPU Operator deploys (its spec.driver.version): a branch (550) when precompiled, else a version (550.90.07)"`
+	Precompiled      bool   `json:"precompiled" usage:"the GPU Operator deploys precompiled drivers (usePrecompiled: true)"`
+	DriverRepository string `json:"driver-repository" usage:"repository/image of the driver images, e.g. registry.corp/nvidia/driver (default nvcr.io/nvidia/driver)"`
+	OperatorVersion  string `json:"operator-version" usage:"the GPU Operator release, e.g. v26.7.0, whose OS tag rules apply (default: the operator Deployment's image tag, else the newest drvcheck knows)"`
+	OperatorValues   string `json:"operator-values" path:"" usage:"the gpu-operator chart's values file, read for driver.* and operator.version"`
+}
+
 // Cluster is the live cluster to read, found as kubectl finds it.
 type Cluster struct {
 	Kubeconfig     string   `json:"kubeconfig" path:"" usage:"kubeconfig file (default $KUBECONFIG, then ~/.kube/config, then the in-cluster config of a Pod)"`
@@ -81,4 +93,4 @@ func Defaults() (Loading, Registry, Rules, Cluster, Output) {
 
 // every lists a value of each options struct, for the keys a config file
 // may hold.
-var every = []any{&Loading{}, &Registry{}, &Rules{}, &Cluster{}, &Output{}, &Reports{}}
+var every = []any{&Loading{}, &Registry{}, &Rules{}, &Operator{}, &Cluster{}, &Output{}, &Reports{}}

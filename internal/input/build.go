@@ -9,6 +9,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/operator"
 )
 
 // Options shape the document.
@@ -25,6 +26,9 @@ type Options struct {
 	// and input.drain. A caller that builds the model while Build runs
 	// adds them itself with DrainSections.
 	Drain *drain.Model
+	// Operator is the GPU Operator's configuration; nil without one. It
+	// adds input.operator.
+	Operator *operator.Profile
 }
 
 // Build returns the input document for inv, whose nodes' facts are facts
@@ -51,6 +55,7 @@ func Build(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog,
 		"version":   Version,
 		"mode":      mode,
 		"catalog":   catalogEntry(cat),
+		"operator":  operatorEntry(opt.Operator, facts),
 		"nodes":     nodes,
 		"workloads": workloads,
 		"summary":   map[string]any{"gpu_nodes": facts.GPU(), "objects": inv.Objects},

@@ -15,6 +15,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/internal/operator"
 )
 
 // docTables reads docs/input.md: for each section heading, the keys its
@@ -56,7 +57,11 @@ func fullDocuments(t *testing.T) (files, live map[string]any) {
 	}
 	cat := catalog.New()
 	cat.Add("m.csv", nil)
-	files = build(inv, cat, Options{Drain: m, Objects: []any{}})
+	profile, err := operator.Build(operator.Flags{DriverVersion: "550", Precompiled: true}, operator.Objects{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = build(inv, cat, Options{Drain: m, Objects: []any{}, Operator: profile})
 	yes := true
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "gpu", Labels: map[string]string{"app": "a"},
 		OwnerReferences: []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "rs", Controller: &yes}}}}
@@ -69,19 +74,28 @@ func fullDocuments(t *testing.T) (files, live map[string]any) {
 
 // sections says where in the document each table of docs/input.md lives.
 var sections = map[string]func(files, live map[string]any) []any{
-	"Top level":           func(f, l map[string]any) []any { return []any{f, l} },
-	"`catalog`":           func(f, _ map[string]any) []any { return []any{f["catalog"]} },
-	"`nodes[]`":           func(f, _ map[string]any) []any { return f["nodes"].([]any) },
-	"`workloads[]`":       func(f, _ map[string]any) []any { return f["workloads"].([]any) },
-	"`placement`":         workloadPart("placement"),
-	"`gt_lt[]`":           workloadList("gt_lt"),
-	"`cuda`":              workloadPart("cuda"),
-	"`anti_affinity`":     workloadPart("anti_affinity"),
-	"`unknown_keys[]`":    workloadList("unknown_keys"),
-	"`pdbs[]`":            func(f, _ map[string]any) []any { return f["pdbs"].([]any) },
-	"`drain`":             func(f, _ map[string]any) []any { return slices.Collect(maps.Values(f["drain"].(map[string]any))) },
-	"`cluster.pods[]`":    func(_, l map[string]any) []any { return l["cluster"].(map[string]any)["pods"].([]any) },
-	"`cluster.budgets[]`": func(_, l map[string]any) []any { return l["cluster"].(map[string]any)["budgets"].([]any) },
+	"Top level": func(f, l map[string]any) []any { return []any{f, l} },
+	"`catalog`": func(f, _ map[string]any) []any { return []any{f["catalog"]} },
+	"`nodes[].image`": func(f, _ map[string]any) []any {
+		var out []any
+		for _, n := range f["nodes"].([]any) {
+			out = append(out, n.(map[string]any)["image"])
+		}
+		return out
+	},
+	"`operator`":           func(f, _ map[string]any) []any { return []any{f["operator"]} },
+	"`operator.drivers[]`": func(f, _ map[string]any) []any { return f["operator"].(map[string]any)["drivers"].([]any) },
+	"`nodes[]`":            func(f, _ map[string]any) []any { return f["nodes"].([]any) },
+	"`workloads[]`":        func(f, _ map[string]any) []any { return f["workloads"].([]any) },
+	"`placement`":          workloadPart("placement"),
+	"`gt_lt[]`":            workloadList("gt_lt"),
+	"`cuda`":               workloadPart("cuda"),
+	"`anti_affinity`":      workloadPart("anti_affinity"),
+	"`unknown_keys[]`":     workloadList("unknown_keys"),
+	"`pdbs[]`":             func(f, _ map[string]any) []any { return f["pdbs"].([]any) },
+	"`drain`":              func(f, _ map[string]any) []any { return slices.Collect(maps.Values(f["drain"].(map[string]any))) },
+	"`cluster.pods[]`":     func(_, l map[string]any) []any { return l["cluster"].(map[string]any)["pods"].([]any) },
+	"`cluster.budgets[]`":  func(_, l map[string]any) []any { return l["cluster"].(map[string]any)["budgets"].([]any) },
 }
 
 func workloadPart(key string) func(f, _ map[string]any) []any {

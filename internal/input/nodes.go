@@ -57,10 +57,16 @@ var blamed = map[string]string{catalog.Branch: "branch", catalog.Kernel: "kernel
 func image(cat *catalog.Catalog, f nodefacts.Facts, fields map[string]string) map[string]any {
 	v := cat.Check(f.Tag)
 	field := ""
-	if v.Checked && !v.Present {
+	if v.Checked && !v.Present && f.Image.Owner == "" {
 		field = fields[blamed[cat.Blame(f.Branch, f.Kernel, f.OSTag)]]
 	}
-	return map[string]any{"checked": v.Checked, "present": v.Present, "sources": anyStrings(v.Sources), "field": field}
+	img := f.Image
+	return map[string]any{
+		"checked": v.Checked, "present": v.Present, "sources": anyStrings(v.Sources), "field": field,
+		"ref": img.Ref, "repository": img.Repository, "version": img.Version, "precompiled": img.Precompiled,
+		"digest": img.Digest, "os_tag": img.OSTag, "managed": img.Managed, "reason": img.Reason,
+		"owner": img.Owner, "owner_error": img.OwnerError,
+	}
 }
 
 // problems adds to each the path of the label in the manifest (or of the

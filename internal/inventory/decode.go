@@ -13,6 +13,7 @@ import (
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/drvcheck/drvcheck/internal/load"
+	"github.com/drvcheck/drvcheck/internal/operator"
 )
 
 // kind is how one kind drvcheck reads is recognised, decoded and kept.
@@ -51,7 +52,17 @@ var kinds = map[string]kind{
 	"Job":                 kindOf("batch", "v1", func(inv *Inventory, x *batchv1.Job) { inv.Jobs = append(inv.Jobs, x) }),
 	"CronJob":             kindOf("batch", "v1", func(inv *Inventory, x *batchv1.CronJob) { inv.CronJobs = append(inv.CronJobs, x) }),
 	"PodDisruptionBudget": kindOf("policy", "v1", func(inv *Inventory, x *policyv1.PodDisruptionBudget) { inv.PDBs = append(inv.PDBs, x) }),
+	// The GPU Operator's configuration (internal/operator), cluster-scoped.
+	"ClusterPolicy": kindOf(operator.Group, operator.ClusterPolicyVersion, func(inv *Inventory, x *operator.ClusterPolicy) {
+		inv.ClusterPolicies = append(inv.ClusterPolicies, x)
+	}),
+	"NVIDIADriver": kindOf(operator.Group, operator.NVIDIADriverVersion, func(inv *Inventory, x *operator.NVIDIADriver) {
+		inv.NVIDIADrivers = append(inv.NVIDIADrivers, x)
+	}),
 }
+
+// clusterScoped are the kinds without a namespace.
+var clusterScoped = map[string]bool{"Node": true, "Namespace": true, "ClusterPolicy": true, "NVIDIADriver": true}
 
 // FromObjects decodes loaded manifests and builds the inventory; see
 // Decoder and FromDecoded, which do the same in two steps.
@@ -126,7 +137,7 @@ func decode(o *load.Object) (metav1.Object, error) {
 	if group != k.group {
 		return nil, nil
 	}
-	if o.Namespace == "" && o.Kind != "Node" && o.Kind != "Namespace" {
+	if o.Namespace == "" && !clusterScoped[o.Kind] {
 		o.Namespace = load.DefaultNamespace
 	}
 	if version != k.version {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/load"
 	"github.com/drvcheck/drvcheck/internal/object"
+	"github.com/drvcheck/drvcheck/internal/operator"
 )
 
 // Inventory is every object of one run.
@@ -23,6 +24,9 @@ type Inventory struct {
 	ReplicationControllers []*corev1.ReplicationController
 	PDBs                   []*policyv1.PodDisruptionBudget
 	Namespaces             []*corev1.Namespace
+	// The GPU Operator's configuration, when among the inputs.
+	ClusterPolicies []*operator.ClusterPolicy
+	NVIDIADrivers   []*operator.NVIDIADriver
 
 	// Objects counts every object read, including kinds no rule uses.
 	Objects int

@@ -59,6 +59,26 @@ type Facts struct {
 	// BranchKey is the label the branch is read from (the current
 	// gpu-feature-discovery key unless the node carries only the older one).
 	BranchKey string
+	// Image is the driver image the node needs: the GPU Operator's, when
+	// the run has an operator profile (internal/operator), else the
+	// precompiled tag made from the node's labels, as in the lab.
+	Image Image
+}
+
+// Image is the driver image a node needs, and whether the GPU Operator
+// deploys one on it at all.
+type Image struct {
+	Ref         string // repository/image:tag, or @digest; empty without a profile
+	Repository  string // where the tag is looked for; empty without a profile
+	Version     string // the driver version the tag is made from
+	Precompiled bool
+	Digest      bool   // Ref names a digest: there is no tag to look for
+	OSTag       string // the OS tag in the tag, as the operator writes it
+	Managed     bool   // the operator deploys a driver here
+	Reason      string // why it does not, when not Managed
+	Owner       string // ClusterPolicy/NAME or NVIDIADriver/NAME; empty without a profile
+	// OwnerError says why no single NVIDIADriver owns the node.
+	OwnerError string
 }
 
 // Of reads the facts of node.
@@ -80,6 +100,7 @@ func Of(node *corev1.Node) Facts {
 	if f.OSID != "" && f.OSVersion != "" {
 		f.OSTag = f.OSID + f.OSVersion
 	}
+	f.Image = Image{Version: f.Branch, Precompiled: true, OSTag: f.OSTag, Managed: true}
 	if len(f.Problems) == 0 {
 		f.Tag = TagFor(f.Branch, f.Kernel, f.OSTag)
 		if !ValidTag(f.Tag) {

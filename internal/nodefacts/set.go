@@ -42,3 +42,11 @@ func (s *Set) GPU() int {
 	}
 	return n
 }
+
+// Each lets fn change the facts of every node, with the node they were
+// read from (an operator profile sets the image each node needs).
+func (s *Set) Each(nodes []*corev1.Node, fn func(*corev1.Node, *Facts)) {
+	for i := range s.list {
+		fn(nodes[i], &s.list[i])
+	}
+}

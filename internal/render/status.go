@@ -42,6 +42,9 @@ func stateText(r status.Row, steps int) string {
 }
 
 func explanation(r status.Row) string {
+	if r.Reason != "" {
+		return "no driver deployed: " + r.Reason
+	}
 	if r.Finding == nil {
 		return "-"
 	}

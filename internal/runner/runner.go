@@ -14,6 +14,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/input"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/operator"
 	"github.com/drvcheck/drvcheck/internal/registry"
 	"github.com/drvcheck/drvcheck/policy"
 )
@@ -26,6 +27,7 @@ type Config struct {
 	config.Loading
 	config.Registry
 	config.Rules
+	config.Operator
 
 	// RegistryOptions tune the registry client beyond the options (a
 	// keychain or page size for tests); the options' fields win.
@@ -71,6 +73,9 @@ type Result struct {
 	Inventory *inventory.Inventory
 	Catalog   *catalog.Catalog
 	Facts     *nodefacts.Set
+	// Profile is the GPU Operator's configuration the run read; nil
+	// without one.
+	Profile *operator.Profile
 
 	// Skipped are the rules that could not judge, by what they need.
 	Skipped []Skip
@@ -88,7 +93,7 @@ func Run(ctx context.Context, cfg Config, read Reader) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := evaluate(ctx, r.engine, r.inv, r.facts, r.cat, cfg.CUDACompat)
+	res, err := evaluate(ctx, r, cfg.CUDACompat)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +164,7 @@ func Document(ctx context.Context, cfg Config, read Reader) (map[string]any, err
 	if err != nil {
 		return nil, err
 	}
-	opt, err := options(ctx, r.engine, r.inv, cfg.CUDACompat)
+	opt, err := options(ctx, r, cfg.CUDACompat)
 	if err != nil {
 		return nil, err
 	}
@@ -171,10 +176,11 @@ func Document(ctx context.Context, cfg Config, read Reader) (map[string]any, err
 
 // opened is what every run reads before it evaluates.
 type opened struct {
-	engine *policy.Engine
-	inv    *inventory.Inventory
-	facts  *nodefacts.Set
-	cat    *catalog.Catalog
+	engine  *policy.Engine
+	inv     *inventory.Inventory
+	facts   *nodefacts.Set
+	cat     *catalog.Catalog
+	profile *operator.Profile // nil: the lab's model
 }
 
 // open compiles the rules, reads the objects and their nodes' facts, and
@@ -189,23 +195,32 @@ func open(ctx context.Context, cfg Config, read Reader) (*opened, error) {
 	if err != nil {
 		return nil, err
 	}
+	profile, err := operator.Build(cfg.operatorFlags(), operatorObjects(inv))
+	if err != nil {
+		return nil, err
+	}
 	if cfg.Upgrade != nil {
 		inv = cfg.Upgrade.apply(inv)
+		profile = profile.WithVersion(cfg.Upgrade.Driver)
 	}
 	if cfg.Warn != nil {
 		for _, u := range inv.Unread {
 			cfg.Warn(u.String())
 		}
 	}
+	cfg = cfg.withProfile(profile)
 	cat, err := catalog.Read(ctx, cfg.Sources())
 	if err != nil {
 		return nil, err
 	}
 	facts := nodefacts.All(inv.Nodes)
+	if profile != nil {
+		profile.Apply(facts, inv.Nodes)
+	}
 	if cat, err = Confirm(ctx, cfg, cat, neededTags(facts)); err != nil {
 		return nil, err
 	}
-	return &opened{engine: engine, inv: inv, facts: facts, cat: cat}, nil
+	return &opened{engine: engine, inv: inv, facts: facts, cat: cat, profile: profile}, nil
 }
 
 // apply returns a copy of inv whose GPU nodes named by u are relabelled as
@@ -224,11 +239,12 @@ func (u *Upgrade) apply(inv *inventory.Inventory) *inventory.Inventory {
 // Evaluate reads the node facts once, builds the input document and
 // evaluates engine over it. compat is --cuda-compat ("" for the default).
 func Evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Inventory, cat *catalog.Catalog, compat string) (*Result, error) {
-	return evaluate(ctx, engine, inv, nodefacts.All(inv.Nodes), cat, compat)
+	return evaluate(ctx, &opened{engine: engine, inv: inv, facts: nodefacts.All(inv.Nodes), cat: cat}, compat)
 }
 
-func evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog, compat string) (*Result, error) {
-	opt, err := options(ctx, engine, inv, compat)
+func evaluate(ctx context.Context, r *opened, compat string) (*Result, error) {
+	engine, inv, facts, cat := r.engine, r.inv, r.facts, r.cat
+	opt, err := options(ctx, r, compat)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +259,7 @@ func evaluate(ctx context.Context, engine *policy.Engine, inv *inventory.Invento
 	place(inv, findings)
 	policy.Sort(findings)
 	res := &Result{
-		Findings: findings, Rules: engine.Rules(), Inventory: inv, Catalog: cat, Facts: facts,
+		Findings: findings, Rules: engine.Rules(), Inventory: inv, Catalog: cat, Facts: facts, Profile: r.profile,
 		Summary: policy.Summary{Objects: inv.Objects, GPUNodes: facts.GPU()},
 	}
 	for _, u := range inv.Unread {
@@ -318,13 +334,13 @@ func convert(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalo
 
 // options are the input document's options for a run: every object as
 // read when custom rules may want them, and the CUDA policy.
-func options(ctx context.Context, engine *policy.Engine, inv *inventory.Inventory, compat string) (input.Options, error) {
-	var opt input.Options
-	if engine.Custom() {
-		opt.Objects = rawObjects(inv)
+func options(ctx context.Context, r *opened, compat string) (input.Options, error) {
+	opt := input.Options{Operator: r.profile}
+	if r.engine.Custom() {
+		opt.Objects = rawObjects(r.inv)
 	}
 	var err error
-	opt.CUDA, err = cudaPolicy(ctx, engine, compat)
+	opt.CUDA, err = cudaPolicy(ctx, r.engine, compat)
 	return opt, err
 }
 

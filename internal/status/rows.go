@@ -15,6 +15,7 @@ const (
 	ImageMissing   = "missing"
 	ImageUnchecked = "unchecked" // no --matrix or --registry
 	ImageNoTag     = "no-tag"    // a label the tag needs is missing
+	ImageNone      = "none"      // the GPU Operator deploys no driver here (Row.Reason says why)
 )
 
 // Row is one GPU node.
@@ -27,6 +28,9 @@ type Row struct {
 	State     string `json:"state"`
 	StateStep int    `json:"state_step"` // position on the upgrade path (policy.Upgrade.Step)
 	Cordoned  bool   `json:"cordoned"`
+	// Reason says why the GPU Operator deploys no driver on the node, when
+	// Image is none.
+	Reason string `json:"reason,omitempty"`
 	// Finding explains a stall: the first finding, in the report's order,
 	// that says it stalls this node where it stands; nil when none does.
 	Finding *policy.Finding `json:"finding"`
@@ -43,17 +47,22 @@ func Rows(facts *nodefacts.Set, cat *catalog.Catalog, findings []policy.Finding)
 		}
 		rows = append(rows, Row{
 			Node: f.Name, Driver: f.DriverVersion, Kernel: f.Kernel, Tag: f.Tag,
-			Image: image(cat.Check(f.Tag), f.Tag), State: f.UpgradeState, StateStep: states.Step(f.UpgradeState),
+			Image: image(cat.Check(f.Tag), f), State: f.UpgradeState, StateStep: states.Step(f.UpgradeState),
 			Cordoned: f.Unschedulable, Finding: explain(f, findings),
 		})
+		if !f.Image.Managed {
+			rows[len(rows)-1].Reason = f.Image.Reason
+		}
 	}
 	slices.SortFunc(rows, func(a, b Row) int { return strings.Compare(a.Node, b.Node) })
 	return rows
 }
 
-func image(v catalog.Verdict, tag string) string {
+func image(v catalog.Verdict, f nodefacts.Facts) string {
 	switch {
-	case tag == "":
+	case !f.Image.Managed:
+		return ImageNone
+	case f.Tag == "":
 		return ImageNoTag
 	case !v.Checked:
 		return ImageUnchecked

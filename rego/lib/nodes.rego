@@ -6,6 +6,11 @@ package drvcheck.lib
 # and sorted, which costs more than the rules that read it.
 gpu_nodes := [node | some node in input.nodes; node.gpu]
 
+# managed_gpu_nodes are the GPU nodes the GPU Operator deploys a driver
+# on (nodes[].image.managed; every GPU node without an operator profile,
+# or when the field is absent, as in hand-written test inputs).
+managed_gpu_nodes := [node | some node in gpu_nodes; object.get(node, ["image", "managed"], true)]
+
 # upgrade_state[name] is the entry of the GPU Operator's upgrade state
 # table (data.drvcheck.upgrade, from rego/data/upgrade.json) for the value
 # name of nvidia.com/gpu-driver-upgrade-state: what a node there waits

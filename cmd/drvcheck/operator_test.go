@@ -1,0 +1,166 @@
+package main
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/drvcheck/drvcheck/internal/registry/registrytest"
+	"github.com/drvcheck/drvcheck/internal/testcluster"
+)
+
+func opFile(name string) string { return filepath.Join("..", "..", "testdata", "operator", name) }
+
+// operatorRegistry serves the driver images of tags at REPO/nvidia/driver,
+// which every test passes as --driver-repository so that none lists nvcr.io.
+func operatorRegistry(t *testing.T, tags ...string) string {
+	t.Helper()
+	isolateDockerConfig(t, "{}")
+	s := registrytest.New(t)
+	s.Push(t, "nvidia/driver", tags...)
+	return s.Repo("nvidia/driver")
+}
+
+func findingsOf(rep jsonReport, rule string) []string {
+	var out []string
+	for _, f := range rep.byRule(rule) {
+		out = append(out, f.Object.String())
+	}
+	slices.Sort(out)
+	return out
+}
+
+// The Helm default (not precompiled, 550.90.07) under a ClusterPolicy: a
+// new node without a driver is checked and never DRV002; a node whose
+// driver is pre-installed is not audited.
+func TestOperatorClusterPolicyFleet(t *testing.T) {
+	repo := operatorRegistry(t, "550.90.07-ubuntu22.04")
+	cache := "--cache-dir=" + t.TempDir()
+	args := []string{opFile("nodes.yaml"), opFile("clusterpolicy.yaml"), "--driver-repository", repo, cache}
+	rep := drvJSON(t, append([]string{"check"}, args...)...)
+	if len(rep.byRule("DRV001")) != 0 || len(rep.byRule("DRV002")) != 0 {
+		t.Errorf("findings: %+v", rep.Findings)
+	}
+	drv(t, append([]string{"audit"}, args...)...).want(t, 0, "OK\n")
+	for node, want := range map[string]string{"gpu-new": "550.90.07-ubuntu22.04\n", "gpu-old": "550.90.07-ubuntu22.04\n"} {
+		drv(t, "tag", node, opFile("nodes.yaml"), opFile("clusterpolicy.yaml")).want(t, 0, want)
+	}
+	r := drv(t, "tag", "gpu-new", opFile("nodes.yaml"), opFile("clusterpolicy.yaml"), "--ref", "--driver-repository", repo)
+	r.want(t, 0, repo+":550.90.07-ubuntu22.04\n")
+	// status says why gpu-host gets no driver.
+	st := drv(t, append([]string{"status", "-o", "json"}, args...)...)
+	if st.code != 0 || !strings.Contains(st.stdout, `"image": "none",`) ||
+		!strings.Contains(st.stdout, `"reason": "nvidia.com/gpu.deploy.driver=pre-installed"`) {
+		t.Errorf("status: exit %d %s%s", st.code, st.stdout, st.stderr)
+	}
+
+	// Without the image: the two managed nodes are missing it, not gpu-host.
+	empty := operatorRegistry(t, "535-5.15.0-107-generic-ubuntu22.04")
+	args = []string{opFile("nodes.yaml"), opFile("clusterpolicy.yaml"), "--driver-repository", empty, "--cache-dir=" + t.TempDir()}
+	drv(t, append([]string{"audit"}, args...)...).want(t, 1, "gpu-new MISSING 550.90.07-ubuntu22.04\ngpu-old MISSING 550.90.07-ubuntu22.04\n")
+	rep = drvJSON(t, append([]string{"check"}, args...)...)
+	if got := findingsOf(rep, "DRV001"); !slices.Equal(got, []string{"Node/gpu-new", "Node/gpu-old"}) ||
+		!strings.Contains(rep.byRule("DRV001")[0].Message, "no driver image "+empty+":550.90.07-ubuntu22.04 in ") {
+		t.Errorf("DRV001: %+v", rep.byRule("DRV001"))
+	}
+}
+
+// Precompiled with a branch gives <branch>-<kernel>-<os>; with a full
+// version DRV003 names the ClusterPolicy's version line.
+func TestOperatorPrecompiled(t *testing.T) {
+	drv(t, "tag", "gpu-new", opFile("nodes.yaml"), opFile("clusterpolicy.yaml"), "--precompiled", "--driver-version", "550").
+		want(t, 0, "550-5.15.0-119-generic-ubuntu22.04\n")
+	repo := operatorRegistry(t, "550-5.15.0-119-generic-ubuntu22.04")
+	rep := drvJSON(t, "check", opFile("nodes.yaml"), opFile("clusterpolicy-precompiled.yaml"), "--driver-repository", repo, "--cache-dir="+t.TempDir())
+	got := rep.byRule("DRV003")
+	if len(got) != 1 || got[0].Object.String() != "ClusterPolicy/cluster-policy" || got[0].Line != 11 ||
+		!strings.HasSuffix(got[0].File, "clusterpolicy-precompiled.yaml") || !strings.Contains(got[0].Message, "precompiled tags name the branch 550") {
+		t.Errorf("DRV003: %+v", got)
+	}
+}
+
+// The OS tag by operator version: Rocky keeps only its major version from
+// v26.3.
+func TestOperatorOSTagByVersion(t *testing.T) {
+	base := []string{"tag", "gpu-rocky", opFile("rocky-node.yaml"), "--driver-version", "550.90.07"}
+	drv(t, base...).want(t, 0, "550.90.07-rocky9\n")
+	drv(t, append(base, "--operator-version", "v25.10.1")...).want(t, 0, "550.90.07-rocky9.8\n")
+}
+
+// Two OSes under one ClusterPolicy is DRV004; one NVIDIADriver per OS is
+// not, and each pool gets its own OS tag.
+func TestOperatorMixedOS(t *testing.T) {
+	repo := operatorRegistry(t, "550.90.07-ubuntu22.04", "550.90.07-rocky9")
+	cache := "--cache-dir=" + t.TempDir()
+	rep := drvJSON(t, "check", opFile("nodes.yaml"), opFile("rocky-node.yaml"), opFile("clusterpolicy.yaml"), "--driver-repository", repo, cache)
+	if got := rep.byRule("DRV004"); len(got) != 1 || !strings.Contains(got[0].Message, "they run rocky9, ubuntu22.04") {
+		t.Errorf("DRV004 under a ClusterPolicy: %+v", got)
+	}
+	rep = drvJSON(t, "check", opFile("nodes.yaml"), opFile("rocky-node.yaml"), opFile("nvidiadrivers.yaml"), "--driver-repository", repo, cache)
+	if len(rep.byRule("DRV004")) != 0 || len(rep.byRule("DRV001")) != 0 || len(rep.byRule("DRV005")) != 0 {
+		t.Errorf("under NVIDIADrivers: %+v", rep.Findings)
+	}
+	drv(t, "tag", "gpu-rocky", opFile("rocky-node.yaml"), opFile("nvidiadrivers.yaml")).want(t, 0, "550.90.07-rocky9\n")
+}
+
+func TestOperatorBadInput(t *testing.T) {
+	dir := t.TempDir()
+	two := filepath.Join(dir, "two.yaml")
+	writeFile(t, two, "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: a}\nspec: {driver: {version: \"550\"}}\n---\napiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: b}\nspec: {}\n")
+	half := filepath.Join(dir, "half.yaml")
+	writeFile(t, half, "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: half}\nspec: {driver: {repository: nvcr.io/nvidia}}\n")
+	notYAML := filepath.Join(dir, "values.yaml")
+	writeFile(t, notYAML, "driver: [\n")
+	nodes := opFile("nodes.yaml")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", nodes, two}, "ClusterPolicy/a and ClusterPolicy/b: the operator reconciles one ClusterPolicy"},
+		{[]string{"check", nodes, half}, "ClusterPolicy/half: set repository, image and version together (or image alone); the operator refuses only repository"},
+		{[]string{"tag", "gpu-new", nodes, "--driver-version", "550", "--operator-version", "26.7"}, `--operator-version: operator version "26.7": want vMAJOR.MINOR.PATCH`},
+		{[]string{"audit", nodes, "--operator-values", notYAML}, "--operator-values " + notYAML + ": not a values file"},
+		{[]string{"tag", "gpu-new", nodes, "--driver-version", "latest"}, `Flags/drvcheck: version "latest" is neither a driver branch (550), a driver version (550.90.07) nor a digest`},
+	} {
+		r := drv(t, c.args...)
+		if r.code != exitError || !strings.Contains(r.stderr, c.want) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d %q; want exit 2 and %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}
+
+// On a real control plane with the operator's CRDs installed, tag, audit
+// and scan read the ClusterPolicy with no flag: its repository, version
+// and the operator Deployment's release make every node's image.
+func TestOperatorLive(t *testing.T) {
+	c := testcluster.Start(t, testcluster.Options{})
+	kc := "--kubeconfig=" + c.Kubeconfig
+	isolateDockerConfig(t, "{}")
+	s := registrytest.New(t)
+	s.Push(t, "nvidia/driver", "550.90.07-ubuntu22.04", "550.90.07-rocky9.8")
+	kubectl(t, c, "apply", "-f", opFile("crds.yaml"))
+	kubectl(t, c, "wait", "--for=condition=established", "--timeout=60s", "crd/clusterpolicies.nvidia.com", "crd/nvidiadrivers.nvidia.com")
+	kubectl(t, c, "apply", "-f", opFile("nodes.yaml"), "-f", opFile("rocky-node.yaml"))
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "clusterpolicy.yaml")
+	writeFile(t, policy, "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: cluster-policy}\nspec:\n  driver:\n    repository: "+
+		s.Host+"/nvidia\n    image: driver\n    version: 550.90.07\n")
+	operator := filepath.Join(dir, "operator.yaml")
+	writeFile(t, operator, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: gpu-operator, namespace: default}\nspec:\n  selector: {matchLabels: {app: gpu-operator}}\n"+
+		"  template:\n    metadata: {labels: {app: gpu-operator}}\n    spec:\n      nodeSelector: {none: none}\n      containers: [{name: gpu-operator, image: nvcr.io/nvidia/gpu-operator:v25.10.1}]\n")
+	kubectl(t, c, "apply", "-f", policy, "-f", operator)
+
+	// v25.10.1 keeps rocky's minor version.
+	drv(t, "tag", "gpu-rocky", kc).want(t, 0, "550.90.07-rocky9.8\n")
+	drv(t, "tag", "gpu-new", kc, "--ref").want(t, 0, s.Host+"/nvidia/driver:550.90.07-ubuntu22.04\n")
+	cache := "--cache-dir=" + t.TempDir()
+	drv(t, "audit", kc, cache).want(t, 0, "OK\n")
+	rep := drvJSON(t, "scan", kc, cache)
+	if len(rep.byRule("DRV001")) != 0 || len(rep.byRule("DRV002")) != 0 || len(rep.byRule("DRV004")) != 1 {
+		t.Errorf("scan: %+v", rep.Findings)
+	}
+	if f := rep.byRule("DRV004"); len(f) == 1 && (f[0].File != "" || !strings.Contains(f[0].Message, "they run rocky9.8, ubuntu22.04")) {
+		t.Errorf("DRV004: %+v", f[0])
+	}
+}

@@ -1,0 +1,111 @@
+package operator
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/drvcheck/drvcheck/internal/object"
+)
+
+// Driver is one driver configuration: the ClusterPolicy's (or the flags'
+// or the values file's, which stand for one), or one NVIDIADriver's.
+type Driver struct {
+	// Object is where it was read: ClusterPolicy/NAME, NVIDIADriver/NAME,
+	// or a stand-in (Flags/drvcheck, Values/FILE).
+	Object      object.Ref
+	Enabled     bool
+	Precompiled bool
+	Repository  string
+	Image       string
+	Version     string
+	// NodeSelector and Default scope an NVIDIADriver.
+	NodeSelector map[string]string
+	Default      bool
+}
+
+// Owner names the driver as the operator's owner label does, e.g.
+// NVIDIADriver/gpu-a100.
+func (d Driver) Owner() string { return d.Object.Kind + "/" + d.Object.Name }
+
+var (
+	branchRe  = regexp.MustCompile(`^\d+$`)
+	fullRe    = regexp.MustCompile(`^\d+\.\d+(\.\d+)?$`)
+	digestRe  = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+	kernelArg = "KERNEL" // stands for the kernel when a driver is checked alone
+)
+
+// Ref is the image reference a driver gives a node with kernel and osTag,
+// composed as imagePath and resolveDriverTag (ClusterPolicy) or
+// GetImagePath and GetPrecompiledImagePath (NVIDIADriver) do: repository,
+// image and version together, or image alone taken verbatim; a digest
+// version taken as is; else the tag version-osTag, or
+// version-kernel-osTag when precompiled.
+func (d Driver) Ref(kernel, osTag string) (ref string, digest bool, err error) {
+	suffix := "-" + osTag
+	if d.Precompiled {
+		suffix = "-" + kernel + suffix
+	}
+	switch {
+	case d.Repository == "" && d.Version == "" && d.Image != "":
+		if strings.Contains(d.Image, "sha256:") {
+			return d.Image, true, d.noDigestWhenPrecompiled()
+		}
+		return d.Image + suffix, false, nil
+	case d.Repository == "" || d.Image == "" || d.Version == "":
+		return "", false, fmt.Errorf("%s: set repository, image and version together (or image alone); the operator refuses %s", d.Owner(), d.given())
+	case strings.HasPrefix(d.Version, "sha256:"):
+		if !digestRe.MatchString(d.Version) {
+			return "", false, fmt.Errorf("%s: version %q is not a sha256 digest", d.Owner(), d.Version)
+		}
+		return d.Repository + "/" + d.Image + "@" + d.Version, true, d.noDigestWhenPrecompiled()
+	case !branchRe.MatchString(d.Version) && !fullRe.MatchString(d.Version):
+		return "", false, fmt.Errorf("%s: version %q is neither a driver branch (550), a driver version (550.90.07) nor a digest (sha256:…)", d.Owner(), d.Version)
+	}
+	return d.Repository + "/" + d.Image + ":" + d.Version + suffix, false, nil
+}
+
+func (d Driver) noDigestWhenPrecompiled() error {
+	if d.Precompiled {
+		return fmt.Errorf("%s: a precompiled driver has no digest form (its tag names the kernel); give a branch as version", d.Owner())
+	}
+	return nil
+}
+
+// given lists the image fields set, for the message.
+func (d Driver) given() string {
+	var set []string
+	for _, f := range []struct{ name, v string }{{"repository", d.Repository}, {"image", d.Image}, {"version", d.Version}} {
+		if f.v != "" {
+			set = append(set, f.name)
+		}
+	}
+	if len(set) == 0 {
+		return "none of them"
+	}
+	return "only " + strings.Join(set, " and ")
+}
+
+// check refuses a driver no node could get an image from.
+func (d Driver) check() error {
+	_, _, err := d.Ref(kernelArg, "os")
+	return err
+}
+
+// VersionNotBranch says whether a precompiled driver names a full
+// version: its tags never exist (gpu-operator#933).
+func (d Driver) VersionNotBranch() bool {
+	return d.Precompiled && fullRe.MatchString(d.Version)
+}
+
+// SplitRef splits a reference into its repository and its tag (or digest).
+func SplitRef(ref string) (repository, tag string) {
+	if i := strings.LastIndex(ref, "@"); i >= 0 {
+		return ref[:i], ref[i+1:]
+	}
+	slash := strings.LastIndex(ref, "/")
+	if i := strings.LastIndex(ref, ":"); i > slash {
+		return ref[:i], ref[i+1:]
+	}
+	return ref, ""
+}

@@ -1,0 +1,83 @@
+package operator
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
+)
+
+// Labels the operator reads to decide whether a node gets a driver
+// (state_manager.go; k8s-driver-manager).
+const (
+	DeployDriver   = "nvidia.com/gpu.deploy.driver"
+	WorkloadConfig = "nvidia.com/gpu.workload.config"
+)
+
+// Apply gives every GPU node of facts the image the operator would pull
+// for it, in place of the lab's precompiled tag from its labels.
+func (p *Profile) Apply(facts *nodefacts.Set, nodes []*corev1.Node) {
+	facts.Each(nodes, func(n *corev1.Node, f *nodefacts.Facts) {
+		if f.GPU {
+			p.resolve(n.Labels, f)
+		}
+	})
+}
+
+// resolve sets f.Image, f.Tag and the problems that stand in their way.
+func (p *Profile) resolve(l map[string]string, f *nodefacts.Facts) {
+	d, why := p.owner(l)
+	img := nodefacts.Image{OSTag: OSTag(f.OSID, f.OSVersion, p.Version)}
+	f.Problems = p.relevant(f.Problems, d)
+	f.Tag = ""
+	if d == nil {
+		img.OwnerError, img.Reason = why, why
+		f.Image = img
+		return
+	}
+	img.Owner, img.Version, img.Precompiled = d.Owner(), d.Version, d.Precompiled
+	img.Managed, img.Reason = managed(d, l)
+	f.Image = img
+	if len(f.Problems) > 0 || f.OSID == "" || f.OSVersion == "" {
+		return
+	}
+	ref, digest, err := d.Ref(f.Kernel, img.OSTag)
+	if err != nil {
+		return // Build checked every driver
+	}
+	f.Image.Ref, f.Image.Digest = ref, digest
+	f.Image.Repository, f.Tag = SplitRef(ref)
+	if digest {
+		f.Tag = ""
+	}
+}
+
+// relevant keeps the label problems that matter to the operator's image:
+// the version is the profile's, not the node's driver label, and only a
+// precompiled image names the kernel.
+func (p *Profile) relevant(ps []nodefacts.Problem, d *Driver) []nodefacts.Problem {
+	var out []nodefacts.Problem
+	for _, pr := range ps {
+		switch {
+		case pr.Key == nodefacts.Kernel && (d == nil || !d.Precompiled):
+		case pr.Key == nodefacts.Kernel, pr.Key == nodefacts.OSID, pr.Key == nodefacts.OSVersionID:
+			out = append(out, pr)
+		}
+	}
+	return out
+}
+
+// managed says whether the operator deploys d's driver on a node with
+// labels l: not when the driver is off, nor on a node whose deploy label
+// says pre-installed or false, nor on a node for VMs.
+func managed(d *Driver, l map[string]string) (bool, string) {
+	switch v, ok := l[DeployDriver]; {
+	case !d.Enabled:
+		return false, "driver.enabled is false in " + d.Owner()
+	case ok && v != "true":
+		return false, DeployDriver + "=" + v
+	}
+	if w := l[WorkloadConfig]; w == "vm-passthrough" || w == "vm-vgpu" {
+		return false, WorkloadConfig + "=" + w
+	}
+	return true, ""
+}

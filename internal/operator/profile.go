@@ -1,0 +1,244 @@
+package operator
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/drvcheck/drvcheck/internal/object"
+)
+
+// Modes: which of the operator's code paths gives the nodes their driver.
+const (
+	ModeClusterPolicy = "clusterpolicy" // one driver for every node
+	ModeNVIDIADriver  = "nvidiadriver"  // one driver per node pool
+)
+
+// Profile is how the GPU Operator deploys drivers in one run.
+type Profile struct {
+	Mode    string
+	Drivers []Driver // one under ModeClusterPolicy
+	// Version is the operator's release; VersionFrom says where it was
+	// read, or that it was assumed (the newest drvcheck knows).
+	Version     Version
+	VersionFrom string
+	// From says where the image's values were read, by field.
+	From map[string]string
+
+	valuesVersion string // operator.version of a values file
+}
+
+// Flags are the driver flags: each wins over every object and file.
+type Flags struct {
+	DriverVersion    string // --driver-version
+	Precompiled      bool   // --precompiled
+	DriverRepository string // --driver-repository, repository/image
+	OperatorVersion  string // --operator-version
+	Values           string // --operator-values FILE
+}
+
+// DefaultRepository is --driver-repository's default, the chart's.
+const DefaultRepository = "nvcr.io/nvidia/driver"
+
+// Objects are what the operator's configuration is read from besides the
+// flags: its objects among the inputs, and the images of the Deployments
+// (the operator's own gives its version).
+type Objects struct {
+	ClusterPolicies []*ClusterPolicy
+	NVIDIADrivers   []*NVIDIADriver
+	Images          []string
+}
+
+// Build makes the run's profile, or nil when nothing configures one (the
+// lab's model then holds). First wins: flags, then the objects, then the
+// values file.
+func Build(f Flags, objs Objects) (*Profile, error) {
+	p, err := fromObjects(objs)
+	if err == nil && p == nil && f.Values != "" {
+		p, err = fromValues(f.Values)
+	}
+	if err == nil && p == nil && (f.DriverVersion != "" || f.Precompiled || f.DriverRepository != "") {
+		p = fromFlags()
+	}
+	if err != nil || p == nil {
+		return nil, err
+	}
+	if err := p.applyFlags(f); err != nil {
+		return nil, err
+	}
+	if err := p.setVersion(f, objs); err != nil {
+		return nil, err
+	}
+	return p, p.check()
+}
+
+func fromFlags() *Profile {
+	repo, image := splitRepository(DefaultRepository)
+	d := Driver{Object: object.Ref{Kind: "Flags", Name: "drvcheck"}, Enabled: true, Repository: repo, Image: image}
+	return &Profile{Mode: ModeClusterPolicy, Drivers: []Driver{d},
+		From: map[string]string{"repository": "default", "image": "default"}}
+}
+
+func fromObjects(objs Objects) (*Profile, error) {
+	switch cps := objs.ClusterPolicies; {
+	case len(cps) > 1:
+		return nil, fmt.Errorf("ClusterPolicy/%s and ClusterPolicy/%s: the operator reconciles one ClusterPolicy; remove the other", cps[0].Name, cps[1].Name)
+	case len(cps) == 1 && !isTrue(cps[0].Spec.Driver.UseNvidiaDriverCRD):
+		return clusterPolicyProfile(cps[0]), nil
+	case len(cps) == 1 || len(objs.NVIDIADrivers) > 0:
+		return nvidiaDriverProfile(objs.NVIDIADrivers)
+	}
+	return nil, nil
+}
+
+func clusterPolicyProfile(cp *ClusterPolicy) *Profile {
+	s := cp.Spec.Driver
+	d := Driver{Object: object.Ref{Kind: "ClusterPolicy", Name: cp.Name}, Enabled: s.Enabled == nil || *s.Enabled,
+		Precompiled: isTrue(s.UsePrecompiled), Repository: s.Repository, Image: s.Image, Version: s.Version}
+	return &Profile{Mode: ModeClusterPolicy, Drivers: []Driver{d}, From: fromAll(d.Owner())}
+}
+
+func nvidiaDriverProfile(crs []*NVIDIADriver) (*Profile, error) {
+	if len(crs) == 0 {
+		return nil, errors.New("the ClusterPolicy sets useNvidiaDriverCRD but no NVIDIADriver is among the inputs: give the NVIDIADriver objects")
+	}
+	p := &Profile{Mode: ModeNVIDIADriver, From: fromAll("NVIDIADriver")}
+	for _, cr := range crs {
+		s := cr.Spec
+		if s.DriverType != "" && s.DriverType != "gpu" {
+			continue // vGPU drivers are not NVIDIA's public images
+		}
+		image := s.Image
+		if image == "" {
+			image = DefaultRepository // the CRD's default
+		}
+		p.Drivers = append(p.Drivers, Driver{Object: object.Ref{Kind: "NVIDIADriver", Name: cr.Name}, Enabled: true,
+			Precompiled: isTrue(s.UsePrecompiled), Repository: s.Repository, Image: image, Version: s.Version,
+			NodeSelector: s.NodeSelector, Default: s.Default})
+	}
+	return p, nil
+}
+
+// applyFlags lets the driver flags win over what the objects say.
+func (p *Profile) applyFlags(f Flags) error {
+	for i := range p.Drivers {
+		d := &p.Drivers[i]
+		if f.DriverVersion != "" {
+			d.Version, p.From["version"] = f.DriverVersion, "--driver-version"
+		}
+		if f.Precompiled {
+			d.Precompiled, p.From["precompiled"] = true, "--precompiled"
+		}
+		if f.DriverRepository != "" {
+			d.Repository, d.Image = splitRepository(f.DriverRepository)
+			p.From["repository"], p.From["image"] = "--driver-repository", "--driver-repository"
+		}
+	}
+	if p.From["version"] == "" {
+		p.From["version"] = p.From["image"]
+	}
+	return nil
+}
+
+// setVersion takes the operator's version from --operator-version, else
+// its Deployment's image tag, else assumes the newest drvcheck knows.
+func (p *Profile) setVersion(f Flags, objs Objects) error {
+	if f.OperatorVersion != "" {
+		v, err := ParseVersion(f.OperatorVersion)
+		if err != nil {
+			return fmt.Errorf("--operator-version: %w", err)
+		}
+		p.Version, p.VersionFrom = v, "--operator-version"
+		return nil
+	}
+	for _, img := range objs.Images {
+		repo, tag := SplitRef(img)
+		if strings.HasSuffix(repo, "/gpu-operator") {
+			if v, err := ParseVersion(tag); err == nil {
+				p.Version, p.VersionFrom = v, "the gpu-operator image "+img
+				return nil
+			}
+		}
+	}
+	if p.valuesVersion != "" {
+		v, err := ParseVersion(p.valuesVersion)
+		if err != nil {
+			return fmt.Errorf("--operator-values: operator.version: %w", err)
+		}
+		p.Version, p.VersionFrom = v, "operator.version of the values file"
+		return nil
+	}
+	p.Version, p.VersionFrom = Newest, "assumed (the newest drvcheck knows; give --operator-version)"
+	return nil
+}
+
+// check refuses a driver no node could get an image from, naming it.
+func (p *Profile) check() error {
+	defaults := 0
+	for _, d := range p.Drivers {
+		if err := d.check(); err != nil {
+			return err
+		}
+		if d.Default {
+			defaults++
+		}
+	}
+	if defaults > 1 {
+		return errors.New("more than one NVIDIADriver sets default: true; the operator needs at most one")
+	}
+	return nil
+}
+
+func splitRepository(s string) (repository, image string) {
+	i := strings.LastIndex(s, "/")
+	if i < 0 {
+		return "", s
+	}
+	return s[:i], s[i+1:]
+}
+
+func fromAll(source string) map[string]string {
+	return map[string]string{"repository": source, "image": source, "version": source, "precompiled": source}
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
+
+// Repositories are the repositories the profile's images come from, where
+// their tags are looked for.
+func (p *Profile) Repositories() []string {
+	var out []string
+	for _, d := range p.Drivers {
+		ref, _, err := d.Ref("kernel", "os")
+		if err != nil {
+			continue
+		}
+		repo, _ := SplitRef(ref)
+		if !slices.Contains(out, repo) {
+			out = append(out, repo)
+		}
+	}
+	return out
+}
+
+// WithVersion is the profile after an upgrade to the driver version v
+// (plan --driver): a precompiled driver takes its branch, any other the
+// version itself. A nil profile stays nil: the lab's model relabels nodes.
+func (p *Profile) WithVersion(v string) *Profile {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	c.Drivers = slices.Clone(p.Drivers)
+	c.From = maps.Clone(p.From)
+	for i := range c.Drivers {
+		d := &c.Drivers[i]
+		d.Version = v
+		if d.Precompiled {
+			d.Version, _, _ = strings.Cut(v, ".")
+		}
+	}
+	c.From["version"] = "--driver"
+	return &c
+}
