@@ -95,6 +95,9 @@ type Summary struct {
 	// UncheckedObjects counts objects that look like workloads but are not
 	// read: a removed apiVersion, a misspelt kind.
 	UncheckedObjects int `json:"unchecked_objects"`
-	GPUNodes         int `json:"gpu_nodes"`
-	Objects          int `json:"objects"`
+	// SkippedFiles counts files that hold no Kubernetes object (Helm
+	// values, workflows, templates), skipped unless --strict.
+	SkippedFiles int `json:"skipped"`
+	GPUNodes     int `json:"gpu_nodes"`
+	Objects      int `json:"objects"`
 }

@@ -176,3 +176,25 @@ func TestUncheckedWorkloadsAreNamed(t *testing.T) {
 		t.Fatalf("unchecked %d, stderr:\n%s", rep.Summary.UncheckedObjects, r.stderr)
 	}
 }
+
+// A repository holds more YAML than manifests: what holds no Kubernetes
+// object is skipped with one line on stderr and counted, and --strict fails
+// on it as before.
+func TestSkipsWhatIsNotKubernetes(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "chart", "Chart.yaml"), "apiVersion: v2\nname: gpu\nversion: 0.1.0\n")
+	writeFile(t, filepath.Join(dir, "chart", "templates", "d.yaml"), "kind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n  {{- if .x }}\n")
+	writeFile(t, filepath.Join(dir, "kustomization.yaml"), "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n")
+	rep := drvJSON(t, "check", lab, dir, "--matrix", matrix)
+	want := drvJSON(t, "check", lab, "--matrix", matrix)
+	if rep.Summary.SkippedFiles != 3 || len(rep.Findings) != len(want.Findings) {
+		t.Errorf("summary %+v, %d findings, want 3 skipped and %d findings", rep.Summary, len(rep.Findings), len(want.Findings))
+	}
+	r := drv(t, "check", lab, dir, "--matrix", matrix)
+	if !strings.Contains(r.stderr, "drvcheck: warning: skipped 3 file(s) that hold no Kubernetes object (the first: "+filepath.Join(dir, "chart", "Chart.yaml")+": no kind") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+	if r := drv(t, "check", lab, dir, "--strict"); r.code != exitError || !strings.Contains(r.stderr, "Chart.yaml:1: document has no kind") {
+		t.Errorf("--strict: exit %d %q", r.code, r.stderr)
+	}
+}

@@ -105,9 +105,15 @@ func labRepo(t *testing.T, config string) string {
 		t.Fatal(err)
 	}
 	for name, content := range map[string]string{
-		".git/HEAD":               "ref: refs/heads/main\n",
-		".drvcheck.yaml":          config,
-		".pre-commit-config.yaml": "repos:\n- repo: https://github.com/drvcheck/drvcheck\n  rev: v1.0.0\n  hooks:\n  - id: drvcheck\n",
+		// A repository is not all Kubernetes: a Helm chart and a workflow
+		// sit beside the manifests, and are skipped.
+		"chart/Chart.yaml":             "apiVersion: v2\nname: gpu-inference\nversion: 0.1.0\n",
+		"chart/values.yaml":            "replicaCount: 2\n",
+		"chart/templates/service.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\n  {{- with .Values.labels }}\n  labels: {{ toYaml . }}\n  {{- end }}\n",
+		"ci/workflow.yml":              "on: [push]\njobs: {}\n",
+		".git/HEAD":                    "ref: refs/heads/main\n",
+		".drvcheck.yaml":               config,
+		".pre-commit-config.yaml":      "repos:\n- repo: https://github.com/drvcheck/drvcheck\n  rev: v1.0.0\n  hooks:\n  - id: drvcheck\n",
 	} {
 		if err := writeTo(filepath.Join(dir, name), []byte(content)); err != nil {
 			t.Fatal(err)
@@ -192,7 +198,7 @@ func TestPreCommitHookOnLab(t *testing.T) {
 	h := hooks(t)["drvcheck"]
 	dir := snapshotRepo(t, "matrix: [support-matrix.csv]\n")
 	start := time.Now()
-	code, out := runHook(t, h, dir, "k8s/cuda12-job.yaml")
+	code, out := runHook(t, h, dir, "k8s/cuda12-job.yaml", "chart/values.yaml")
 	if took := time.Since(start); took > time.Second {
 		t.Errorf("the hook took %s; want under 1s", took)
 	}
@@ -218,10 +224,12 @@ func TestPreCommitOfflineHookOnLab(t *testing.T) {
 	}
 }
 
-// drvcheck-tree reads the whole repository, its own dot files excepted.
+// drvcheck-tree reads the whole repository, its own dot files excepted,
+// and skips the chart and the workflow beside the manifests.
 func TestPreCommitTreeHookOnLab(t *testing.T) {
 	code, out := runHook(t, hooks(t)["drvcheck-tree"], labRepo(t, "matrix: [support-matrix.csv]\n"), "ignored.yaml")
-	if code != 1 || !strings.Contains(out, "DRV001 missing-driver-image  Node/lab-node-3\n    k8s/node3.yaml:") {
+	if code != 1 || !strings.Contains(out, "DRV001 missing-driver-image  Node/lab-node-3\n    k8s/node3.yaml:") ||
+		!strings.Contains(out, "drvcheck: warning: skipped 4 file(s) that hold no Kubernetes object (the first: chart/Chart.yaml: no kind") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 }

@@ -36,10 +36,16 @@ type Inventory struct {
 	// Unread are objects that look like kinds drvcheck reads but are not
 	// read (a removed apiVersion, a misspelt kind), by kind and version.
 	Unread []Unread
+	// SkippedFiles hold no Kubernetes object (Helm values, workflows,
+	// templates): they were skipped, not read.
+	SkippedFiles []SkippedFile
 
 	origins map[object.Ref]*load.Object
 	raw     []map[string]any
 }
+
+// SkippedFile is a file read and skipped, and why.
+type SkippedFile struct{ Path, Reason string }
 
 // Raw returns every object as read, when the inventory kept them.
 func (inv *Inventory) Raw() []map[string]any { return inv.raw }

@@ -27,6 +27,11 @@ type Options struct {
 	MaxFile, MaxTotal int64
 	// Note receives what the walk skips, one line each; nil drops it.
 	Note func(string)
+	// Strict fails on a file that holds no Kubernetes object (NotKubernetes)
+	// as on any malformed file; otherwise Skip is told of it, and it adds
+	// nothing. Skip is called from the loader's workers, concurrently.
+	Strict bool
+	Skip   func(path, reason string)
 	// Each, when set, is called on every object by the worker that parsed
 	// it, in read order within a file. Decoding objects there, while other
 	// workers still parse, keeps a file's plain values short-lived instead
@@ -78,6 +83,14 @@ func readSource(src *Source, opt Options, budget *budget) ([]*Object, error) {
 		return nil, err
 	}
 	objs, err := Parse(src, data)
+	if err != nil && !opt.Strict && src.Name != "-" {
+		if why := NotKubernetes(data); why != "" {
+			if opt.Skip != nil {
+				opt.Skip(src.Name, why)
+			}
+			return nil, nil
+		}
+	}
 	if err != nil || opt.Each == nil {
 		return objs, err
 	}

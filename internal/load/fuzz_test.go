@@ -16,6 +16,8 @@ func FuzzParse(f *testing.F) {
 		"a: &a [1, 2]\nb: *a\nkind: X\nmetadata: {name: m}\n<<: {z: 1}\n",
 		"kind: X\nmetadata: {name: n}\nv: 0x1F\nf: 1.5e3\nt: 2001-12-14\nb: !!binary aGVsbG8=\n",
 		"kind: [\n",
+		"apiVersion: v2\nname: chart\nversion: 0.1.0\n",
+		"metadata:\n  name: {{ .Release.Name }}\n  {{- if .x }}\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -24,6 +26,11 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz.yaml:") || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error not one line naming the source: %q", err)
+			}
+			// What a failed file is classified as: never a panic, and a
+			// reason on one line.
+			if why := NotKubernetes(data); strings.Contains(why, "\n") {
+				t.Fatalf("reason on more than one line: %q", why)
 			}
 			return
 		}

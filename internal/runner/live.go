@@ -3,7 +3,9 @@ package runner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -17,12 +19,27 @@ import (
 // source of objects: Files, Live and FilesWithLiveNodes.
 type Reader func(keepRaw bool) (*inventory.Inventory, error)
 
-// Files reads the manifests under cfg.Paths.
+// Files reads the manifests under cfg.Paths. Files that hold no
+// Kubernetes object are skipped, unless --strict, and listed in the
+// inventory (SkippedFiles).
 func Files(cfg Config) Reader {
 	return func(keepRaw bool) (*inventory.Inventory, error) {
+		var mu sync.Mutex
+		var skipped []inventory.SkippedFile
 		opt := load.Options{Ignore: cfg.Ignore, Stdin: cfg.Stdin, Note: cfg.Warn,
-			MaxFile: int64(cfg.MaxFileSize), MaxTotal: int64(cfg.MaxInputSize)}
-		return inventory.Read(cfg.Paths, opt, keepRaw)
+			MaxFile: int64(cfg.MaxFileSize), MaxTotal: int64(cfg.MaxInputSize), Strict: cfg.Strict,
+			Skip: func(path, why string) {
+				mu.Lock()
+				defer mu.Unlock()
+				skipped = append(skipped, inventory.SkippedFile{Path: path, Reason: why})
+			}}
+		inv, err := inventory.Read(cfg.Paths, opt, keepRaw)
+		if err != nil {
+			return nil, err
+		}
+		slices.SortFunc(skipped, func(a, b inventory.SkippedFile) int { return strings.Compare(a.Path, b.Path) })
+		inv.SkippedFiles = skipped
+		return inv, nil
 	}
 }
 

@@ -207,6 +207,10 @@ func open(ctx context.Context, cfg Config, read Reader) (*opened, error) {
 		for _, u := range inv.Unread {
 			cfg.Warn(u.String())
 		}
+		if n := len(inv.SkippedFiles); n > 0 {
+			first := inv.SkippedFiles[0]
+			cfg.Warn(fmt.Sprintf("skipped %d file(s) that hold no Kubernetes object (the first: %s: %s); --strict to fail", n, first.Path, first.Reason))
+		}
 	}
 	cfg = cfg.withProfile(profile)
 	cat, err := catalog.Read(ctx, cfg.Sources())
@@ -265,6 +269,7 @@ func evaluate(ctx context.Context, r *opened, compat string) (*Result, error) {
 	for _, u := range inv.Unread {
 		res.Summary.UncheckedObjects += u.Count
 	}
+	res.Summary.SkippedFiles = len(inv.SkippedFiles)
 	res.Skipped, res.Summary.SkippedRules = skipped(res.Rules, map[string]bool{
 		NeedCatalog: cat.Configured(),
 		NeedNodes:   len(inv.Nodes) > 0,
