@@ -58,19 +58,18 @@ func document(n *yaml.Node) (why string, isKube bool) {
 	if root.Kind != yaml.MappingNode {
 		return "not a mapping with apiVersion and kind", false
 	}
-	var apiVersion, kind string
+	keys := map[string]string{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		switch root.Content[i].Value {
-		case "kind":
-			kind = root.Content[i+1].Value
-		case "apiVersion":
-			apiVersion = root.Content[i+1].Value
-		}
+		keys[root.Content[i].Value] = root.Content[i+1].Value
 	}
+	_, metadata := keys["metadata"]
+	_, spec := keys["spec"]
 	switch {
-	case strings.HasPrefix(apiVersion, "kustomize.config.k8s.io/"):
+	case strings.HasPrefix(keys["apiVersion"], "kustomize.config.k8s.io/"):
 		return "a kustomization (drvcheck does not build it: pipe kustomize build into drvcheck check -)", false
-	case kind != "":
+	// A kind, or metadata beside an apiVersion or a spec, is a Kubernetes
+	// object, if a broken one.
+	case keys["kind"] != "", metadata && (keys["apiVersion"] != "" || spec):
 		return "", true
 	}
 	return "no kind: not a Kubernetes object", false

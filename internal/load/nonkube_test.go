@@ -16,6 +16,8 @@ func TestNotKubernetes(t *testing.T) {
 		"helm template":  {"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n  {{- with .Values.x }}\n  y: 1\n  {{- end }}\n", "a template"},
 		"kustomization":  {"apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [a.yaml]\n", "a kustomization"},
 		"broken object":  {"apiVersion: apps/v1\nkind: Deployment\nspec: {}\n", ""},
+		"no kind":        {"apiVersion: v1\nmetadata: {name: a}\n", ""},
+		"no apiVersion":  {"metadata: {name: a}\nspec: {replicas: 1}\n", ""},
 		"mixed":          {"apiVersion: v1\nkind: Pod\nspec: {}\n---\nreplicas: 2\n", ""},
 		"syntax, no tpl": {"kind: Pod\nmetadata: [\n", ""},
 		"empty":          {"---\n", ""},
