@@ -23,7 +23,12 @@ findings contains f if {
 	not w.daemonset
 	w.placement.total > 0
 	f := lib.finding(meta, w.object, {
-		"message": w.placement.message,
+		"message": sprintf("%s%s%s", [lib.template_prefix(w), w.placement.message, generic_note(w)]),
 		"field": w.placement.field,
 	})
 }
+
+# generic_note says what drvcheck does not know of a custom resource's kind.
+generic_note(w) := sprintf(" (%s is a kind drvcheck does not know: its pod template is checked for scheduling, its pods are not modelled for budgets)", [w.object.kind]) if {
+	object.get(w, "generic", false)
+} else := ""

@@ -20,7 +20,7 @@ findings contains f if {
 	lib.reported(w)
 	f := lib.finding(meta, w.object, lib.with_node(
 		{
-			"message": sprintf("%s %s on %s can never match: %s", [r.operator, values(r.values), r.key, r.reason]),
+			"message": sprintf("%s%s %s on %s can never match: %s", [lib.template_prefix(w), r.operator, values(r.values), r.key, r.reason]),
 			"field": r.field,
 		},
 		r.node,

@@ -24,7 +24,7 @@ findings contains f if {
 	lib.reported(w)
 	f := lib.finding(meta, w.object, {
 		"node": c.older_nodes[0].name,
-		"message": sprintf("needs driver branch >= %d (%s) but its affinity admits %s", [c.floor, c.detail, older(c)]),
+		"message": sprintf("%sneeds driver branch >= %d (%s) but its affinity admits %s", [lib.template_prefix(w), c.floor, c.detail, older(c)]),
 		"field": c.field,
 	})
 }

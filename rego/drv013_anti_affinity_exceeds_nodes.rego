@@ -27,8 +27,8 @@ findings contains f if {
 	w.placement.matching > 0 # no node at all is DRV010's finding
 	f := lib.finding(meta, w.object, {
 		"message": sprintf(
-			"%d replicas need a node each (required podAntiAffinity on %s) but only %d may run them, so %d stay Pending (%s)",
-			[w.replicas, a.topology_key, a.domains, w.replicas - a.domains, w.placement.message],
+			"%s%d replicas need a node each (required podAntiAffinity on %s) but only %d may run them, so %d stay Pending (%s)",
+			[lib.template_prefix(w), w.replicas, a.topology_key, a.domains, w.replicas - a.domains, w.placement.message],
 		),
 		"field": a.field,
 	})

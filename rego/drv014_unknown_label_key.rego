@@ -27,7 +27,7 @@ findings contains f if {
 	lib.reported(w)
 	w.placement.total > 0
 	reportable(k)
-	f := lib.finding(meta, w.object, {"message": message(k), "field": k.field})
+	f := lib.finding(meta, w.object, {"message": concat("", [lib.template_prefix(w), message(k)]), "field": k.field})
 }
 
 reportable(k) if not k.operator in {"NotIn", "DoesNotExist"}

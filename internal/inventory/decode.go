@@ -110,6 +110,15 @@ func FromDecoded(objs []*load.Object, keepRaw bool) (*Inventory, error) {
 		if keepRaw {
 			inv.raw = append(inv.raw, o.Raw)
 		}
+		if c, ok := o.Decoded.(*customObject); ok {
+			if prev := inv.Origin(o.Ref()); prev != nil {
+				return nil, fmt.Errorf("%s: defined twice, also at %s:%d", o.Where(), prev.Source.Name, prev.Line)
+			}
+			inv.Custom = append(inv.Custom, c)
+			o.Decoded = nil
+			inv.SetOrigin(o)
+			continue
+		}
 		x, ok := o.Decoded.(metav1.Object)
 		if !ok {
 			if why := unreadWhy(o); why != "" {
@@ -127,15 +136,13 @@ func FromDecoded(objs []*load.Object, keepRaw bool) (*Inventory, error) {
 	return inv, nil
 }
 
-// decode returns nil, nil for objects no rule reads.
-func decode(o *load.Object) (metav1.Object, error) {
-	k, known := kinds[o.Kind]
-	if !known {
-		return nil, nil
-	}
+// decode returns nil, nil for objects no rule reads; a custom resource
+// with pod templates decodes to a *customObject.
+func decode(o *load.Object) (any, error) {
 	group, version := splitAPIVersion(o.APIVersion)
-	if group != k.group {
-		return nil, nil
+	k, known := kinds[o.Kind]
+	if !known || group != k.group {
+		return decodeCustomObject(o, group)
 	}
 	if o.Namespace == "" && !clusterScoped[o.Kind] {
 		o.Namespace = load.DefaultNamespace

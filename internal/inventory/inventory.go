@@ -27,6 +27,8 @@ type Inventory struct {
 	// The GPU Operator's configuration, when among the inputs.
 	ClusterPolicies []*operator.ClusterPolicy
 	NVIDIADrivers   []*operator.NVIDIADriver
+	// Custom are custom resources with pod templates (GPU workload kinds).
+	Custom []*customObject
 
 	// Objects counts every object read, including kinds no rule uses.
 	Objects int

@@ -21,6 +21,12 @@ type Workload struct {
 	// Deployment, a Job of a CronJob, a Pod of a ReplicaSet): its pods are
 	// counted under the owner, not twice.
 	Owner *metav1.OwnerReference
+	// TemplateName says which pod template of the object this is, for
+	// objects with more than one (a RayCluster's worker groups); Custom
+	// marks a custom resource's template, whose pods are not modelled for
+	// budgets, and Generic one found in a kind drvcheck does not know.
+	TemplateName    string
+	Custom, Generic bool
 }
 
 var (
@@ -74,6 +80,9 @@ func (inv *Inventory) Workloads() []*Workload {
 			continue // no template, no pods
 		}
 		add("ReplicationController", &r.ObjectMeta, r.Spec.Template, r.Spec.Replicas, templateSpecPath)
+	}
+	for _, c := range inv.Custom {
+		out = append(out, c.workloads...)
 	}
 	return out
 }

@@ -9,3 +9,9 @@ package drvcheck.lib
 # test this, rather than build a set of workloads: enumerating a set sorts
 # it, which for tens of thousands of objects costs more than the rules.
 reported(w) if not w.owned
+
+# template_prefix names the pod template a finding is about, for custom
+# resources with several ("workerGroupSpecs[0] (gpu): "), else "".
+template_prefix(w) := sprintf("%s: ", [w.template]) if {
+	object.get(w, "template", "") != ""
+} else := ""
