@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/drvcheck/drvcheck/internal/testcluster"
 )
 
 func gpuWorkload(name string) string {
@@ -113,5 +116,28 @@ func TestGPUWorkloadMalformed(t *testing.T) {
 	r := drv(t, "check", bad)
 	if r.code != exitError || !strings.Contains(r.stderr, "RayCluster/ml/r ("+bad+":6): headGroupSpec: ") || strings.Count(r.stderr, "\n") != 1 {
 		t.Errorf("exit %d %q", r.code, r.stderr)
+	}
+}
+
+// On a real control plane with the RayCluster and JobSet CRDs, scan lists
+// them (discovery says they are served; the other GPU kinds are not, and
+// are not asked for) and checks their templates against the nodes.
+func TestGPUWorkloadsLive(t *testing.T) {
+	c := testcluster.Start(t, testcluster.Options{})
+	kc := "--kubeconfig=" + c.Kubeconfig
+	kubectl(t, c, "apply", "-f", gpuWorkload("crds.yaml"))
+	kubectl(t, c, "wait", "--for=condition=established", "--timeout=60s", "crd/rayclusters.ray.io", "crd/jobsets.jobset.x-k8s.io")
+	kubectl(t, c, "apply", "-f", filepath.Join(lab, "k8s", "nodes.yaml"), "-f", filepath.Join(lab, "k8s", "node3.yaml"))
+	kubectl(t, c, "create", "namespace", "ml")
+	kubectl(t, c, "apply", "-f", gpuWorkload("raycluster.yaml"), "-f", gpuWorkload("jobset.yaml"))
+	rep := drvJSON(t, "scan", kc, "--matrix", matrix)
+	var got []string
+	for _, f := range rep.byRule("DRV010") {
+		got = append(got, f.Object.String()+" "+strings.SplitN(f.Message, ":", 2)[0])
+	}
+	slices.Sort(got)
+	want := []string{"JobSet/ml/multislice replicatedJobs[1] (workers)", "RayCluster/ml/llm-ray workerGroupSpecs[0] (gpu-group)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("DRV010: %v, want %v", got, want)
 	}
 }

@@ -40,7 +40,11 @@ var quietKlog sync.Once
 type Client struct {
 	host string
 	cs   kubernetes.Interface
-	dyn  dynamic.Interface // the GPU Operator's custom resources
+	dyn  dynamic.Interface // custom resources: the GPU Operator's, GPU workloads
+
+	discovery    sync.Once
+	preferred    map[string]string // API group -> preferred version
+	discoveryErr error
 }
 
 // Connect loads the client configuration the way kubectl does and returns a

@@ -17,18 +17,45 @@ import (
 // parallel, into an inventory marked Live. With keepRaw every object is also
 // kept as a map, as `kubectl get -o json` would print it, for custom rules.
 func (c *Client) Read(ctx context.Context, kinds []Kind, keepRaw bool) (*inventory.Inventory, error) {
-	if len(kinds) == 0 {
+	workloads := len(kinds) == 0 // every kind: the GPU workload custom resources too
+	if workloads {
 		kinds = AllKinds
 	}
 	var b batch
 	ls := listers(c.cs, c.dyn, &b)
+	core, custom := splitCustom(kinds)
+	if err := c.list(ctx, core, ls); err != nil {
+		return nil, err
+	}
+	// Custom resources after Kubernetes' own: only those the API serves.
+	custom, err := c.served(ctx, custom)
+	if err == nil {
+		err = c.list(ctx, custom, ls)
+	}
+	if err != nil {
+		return nil, err
+	}
+	inv, err := b.inventory(keepRaw)
+	if err != nil || !workloads {
+		return inv, err
+	}
+	if err := c.readWorkloads(ctx, inv, keepRaw); err != nil {
+		return nil, err
+	}
+	return inv, nil
+}
+
+// list lists kinds in parallel with ls. The first failing kind in the
+// order given is the error, so that the message does not depend on which
+// request finished first.
+func (c *Client) list(ctx context.Context, kinds []Kind, ls map[Kind]func(context.Context) error) error {
 	errs := make([]error, len(kinds))
 	var wg sync.WaitGroup
 	seen := map[Kind]bool{}
 	for i, k := range kinds {
 		list, ok := ls[k]
 		if !ok {
-			return nil, fmt.Errorf("cluster: drvcheck does not read %s", k)
+			return fmt.Errorf("cluster: drvcheck does not read %s", k)
 		}
 		if seen[k] {
 			continue // a kind given twice is listed once
@@ -41,14 +68,12 @@ func (c *Client) Read(ctx context.Context, kinds []Kind, keepRaw bool) (*invento
 		})
 	}
 	wg.Wait()
-	// The first failing kind in the fixed order, so that the message does
-	// not depend on which request finished first.
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return b.inventory(keepRaw)
+	return nil
 }
 
 // Node gets one node by name.

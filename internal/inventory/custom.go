@@ -313,3 +313,26 @@ func decodeCustomObject(o *load.Object, group string) (any, error) {
 	}
 	return c, nil
 }
+
+// AddLiveCustom decodes a custom resource listed from a cluster (its
+// apiVersion and kind set) into inv, as file mode does.
+func (inv *Inventory) AddLiveCustom(raw map[string]any, keepRaw bool) error {
+	o := &load.Object{Raw: raw}
+	o.APIVersion, _ = raw["apiVersion"].(string)
+	o.Kind, _ = raw["kind"].(string)
+	if meta, ok := raw["metadata"].(map[string]any); ok {
+		o.Name, _ = meta["name"].(string)
+		o.Namespace, _ = meta["namespace"].(string)
+	}
+	group, _ := splitAPIVersion(o.APIVersion)
+	c, err := decodeCustom(o, group)
+	if err != nil || c == nil {
+		return err
+	}
+	inv.Custom = append(inv.Custom, c)
+	inv.Objects++
+	if keepRaw {
+		inv.AddRaw(raw)
+	}
+	return nil
+}
