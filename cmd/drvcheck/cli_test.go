@@ -184,7 +184,7 @@ func TestSkipsWhatIsNotKubernetes(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "chart", "Chart.yaml"), "apiVersion: v2\nname: gpu\nversion: 0.1.0\n")
 	writeFile(t, filepath.Join(dir, "chart", "templates", "d.yaml"), "kind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n  {{- if .x }}\n")
-	writeFile(t, filepath.Join(dir, "kustomization.yaml"), "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n")
+	writeFile(t, filepath.Join(dir, "ci", "build.yml"), "name: build\non: [push]\njobs: {}\n")
 	rep := drvJSON(t, "check", lab, dir, "--matrix", matrix)
 	want := drvJSON(t, "check", lab, "--matrix", matrix)
 	if rep.Summary.SkippedFiles != 3 || len(rep.Findings) != len(want.Findings) {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -139,5 +140,38 @@ func TestGPUWorkloadsLive(t *testing.T) {
 	want := []string{"JobSet/ml/multislice replicatedJobs[1] (workers)", "RayCluster/ml/llm-ray workerGroupSpecs[0] (gpu-group)"}
 	if !slices.Equal(got, want) {
 		t.Errorf("DRV010: %v, want %v", got, want)
+	}
+}
+
+// A GitOps repository checks in one run: the overlays built (not the base
+// alone), the GPU workloads read, the chart and the workflow skipped, and
+// every finding at its source file and line.
+func TestGitOpsRepository(t *testing.T) {
+	repo := filepath.Join("..", "..", "testdata", "gitops")
+	r := drv(t, "check", repo, "-o", "json")
+	var rep jsonReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != exitFindings {
+		t.Fatalf("exit %d %v %s", r.code, err, r.stderr)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		rel, _ := filepath.Rel(repo, f.File)
+		got = append(got, f.Rule+" "+f.Object.String()+" "+rel+":"+strconv.Itoa(f.Line))
+	}
+	slices.Sort(got)
+	want := []string{
+		"DRV010 Deployment/dev/dev-triton apps/triton/base/deployment.yaml:14",
+		"DRV010 Deployment/prod/prod-triton apps/triton/base/deployment.yaml:14",
+		"DRV010 JobSet/ml/multislice workloads/jobset.yaml:27",
+		"DRV010 LeaderWorkerSet/ml/vllm workloads/leaderworkerset.yaml:17",
+		"DRV010 RayCluster/ml/llm-ray workloads/raycluster.yaml:23",
+		"DRV020 PodDisruptionBudget/dev/dev-triton apps/triton/base/pdb.yaml:6",
+	}
+	if !slices.Equal(got, want) || rep.Summary.SkippedFiles != 4 {
+		t.Errorf("findings:\n%s\nwant:\n%s\nskipped %d", strings.Join(got, "\n"), strings.Join(want, "\n"), rep.Summary.SkippedFiles)
+	}
+	// --no-render reads the overlay's patch as an object of its own.
+	if r := drv(t, "check", repo, "--no-render"); r.code != exitError || !strings.Contains(r.stderr, "defined twice") {
+		t.Errorf("--no-render: exit %d %s", r.code, r.stderr)
 	}
 }

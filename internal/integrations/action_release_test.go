@@ -151,3 +151,16 @@ func TestActionChecksAgainstSnapshot(t *testing.T) {
 		t.Errorf("mode audit: outcome %s\n%s", outcome, r.log.String())
 	}
 }
+
+// The action on a GitOps repository, unchanged: overlays built, a chart and
+// a workflow skipped, annotations at the base file's line.
+func TestActionOnGitOpsRepository(t *testing.T) {
+	r := newRunner(t)
+	out, outcome := r.action(map[string]string{"paths": "testdata/gitops", "sarif-file": filepath.Join(t.TempDir(), "g.sarif")})
+	log := r.log.String()
+	if outcome != "failure" || out["exit-code"] != "1" || out["errors"] != "6" ||
+		!strings.Contains(log, "::error file=testdata/gitops/apps/triton/base/deployment.yaml,line=14,title=DRV010 unschedulable-affinity::Deployment/prod/prod-triton:") ||
+		!strings.Contains(log, "skipped 4 file(s) that hold no Kubernetes object") {
+		t.Errorf("outcome %s, outputs %v\n%s", outcome, out, log)
+	}
+}

@@ -122,7 +122,7 @@ func newRunner(t *testing.T) *ghRunner {
 	if err := os.MkdirAll(r.temp, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{"lab", "policies"} {
+	for _, d := range []string{"lab", "policies", "gitops"} {
 		if err := os.CopyFS(filepath.Join(r.workspace, "testdata", d), os.DirFS(filepath.Join(repo, "testdata", d))); err != nil {
 			t.Fatal(err)
 		}

@@ -233,3 +233,11 @@ func TestPreCommitTreeHookOnLab(t *testing.T) {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 }
+
+// The whole-tree hook on a GitOps repository, unchanged.
+func TestPreCommitTreeHookOnGitOps(t *testing.T) {
+	code, out := runHook(t, hooks(t)["drvcheck-tree"], filepath.Join(repo, "testdata", "gitops"))
+	if code != 1 || !strings.Contains(out, "DRV010 unschedulable-affinity  Deployment/prod/prod-triton\n    apps/triton/base/deployment.yaml:14") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}

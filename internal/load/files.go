@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -32,6 +33,9 @@ type Options struct {
 	// nothing. Skip is called from the loader's workers, concurrently.
 	Strict bool
 	Skip   func(path, reason string)
+	// NoRender walks a folder with a kustomization file by file, as any
+	// folder, instead of building it.
+	NoRender bool
 	// Each, when set, is called on every object by the worker that parsed
 	// it, in read order within a file. Decoding objects there, while other
 	// workers still parse, keeps a file's plain values short-lived instead
@@ -78,6 +82,13 @@ func Load(paths []string, opt Options) ([]*Object, error) {
 }
 
 func readSource(src *Source, opt Options, budget *budget) ([]*Object, error) {
+	if src.kustomize {
+		objs, err := buildKustomization(src.Name)
+		if err != nil {
+			return nil, err
+		}
+		return each(objs, opt)
+	}
 	data, err := budget.read(src.Name, opt.Stdin)
 	if err != nil {
 		return nil, err
@@ -91,8 +102,16 @@ func readSource(src *Source, opt Options, budget *budget) ([]*Object, error) {
 			return nil, nil
 		}
 	}
-	if err != nil || opt.Each == nil {
-		return objs, err
+	if err != nil {
+		return nil, err
+	}
+	return each(objs, opt)
+}
+
+// each runs opt.Each on every object of a source.
+func each(objs []*Object, opt Options) ([]*Object, error) {
+	if opt.Each == nil {
+		return objs, nil
 	}
 	for _, o := range objs {
 		if err := opt.Each(o); err != nil {
@@ -120,6 +139,10 @@ func expand(paths []string, opt Options) ([]*Source, error) {
 			return nil, fmt.Errorf("%s: %w", p, fileerr.Reason(err))
 		}
 		if !info.IsDir() {
+			if !opt.NoRender && slices.Contains(kustomizationNames, filepath.Base(p)) {
+				out = append(out, &Source{Name: filepath.Dir(p), kustomize: true})
+				continue
+			}
 			out = append(out, &Source{Name: p})
 			continue
 		}
@@ -157,6 +180,12 @@ func walk(root string, opt Options) ([]*Source, error) {
 			return nil
 		}
 		if d.IsDir() {
+			// A kustomization is built, from its folder down; the files
+			// below are its own.
+			if !opt.NoRender && KustomizationIn(path) != "" {
+				out = append(out, &Source{Name: path, kustomize: true})
+				return filepath.SkipDir
+			}
 			return nil
 		}
 		switch strings.ToLower(filepath.Ext(path)) {
@@ -169,7 +198,35 @@ func walk(root string, opt Options) ([]*Source, error) {
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return onlyRoots(out), nil
+}
+
+// onlyRoots drops the kustomizations another one of the walk builds (a
+// base its overlays use), which are deployed through it, not alone.
+func onlyRoots(srcs []*Source) []*Source {
+	used := map[string]bool{}
+	for _, s := range srcs {
+		if !s.kustomize {
+			continue
+		}
+		self, _ := filepath.Abs(s.Name)
+		for d := range localDirs(s.Name) {
+			if d != self {
+				used[d] = true
+			}
+		}
+	}
+	out := srcs[:0]
+	for _, s := range srcs {
+		abs, _ := filepath.Abs(s.Name)
+		if !s.kustomize || !used[abs] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // irregular says why a walked file is not read, or "" when it is read: a

@@ -66,7 +66,7 @@ func document(n *yaml.Node) (why string, isKube bool) {
 	_, spec := keys["spec"]
 	switch {
 	case strings.HasPrefix(keys["apiVersion"], "kustomize.config.k8s.io/"):
-		return "a kustomization (drvcheck does not build it: pipe kustomize build into drvcheck check -)", false
+		return "a kustomization (read with --no-render, so not built)", false
 	// A kind, or metadata beside an apiVersion or a spec, is a Kubernetes
 	// object, if a broken one.
 	case keys["kind"] != "", metadata && (keys["apiVersion"] != "" || spec):

@@ -27,7 +27,7 @@ func Files(cfg Config) Reader {
 		var mu sync.Mutex
 		var skipped []inventory.SkippedFile
 		opt := load.Options{Ignore: cfg.Ignore, Stdin: cfg.Stdin, Note: cfg.Warn,
-			MaxFile: int64(cfg.MaxFileSize), MaxTotal: int64(cfg.MaxInputSize), Strict: cfg.Strict,
+			MaxFile: int64(cfg.MaxFileSize), MaxTotal: int64(cfg.MaxInputSize), Strict: cfg.Strict, NoRender: cfg.NoRender,
 			Skip: func(path, why string) {
 				mu.Lock()
 				defer mu.Unlock()
