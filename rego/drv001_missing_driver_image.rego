@@ -23,8 +23,8 @@ findings contains f if {
 	not node.image.present
 	f := lib.finding(meta, node.object, {
 		"node": node.name,
-		"tag": node.tag,
-		"message": sprintf("no %s %s in %s", [image_kind(node), image_name(node), input.catalog.description]),
+		"tag": missing_tag(node),
+		"message": message(node),
 		"field": node.image.field,
 		"image": "missing",
 		"fix": fix(node),
@@ -45,3 +45,16 @@ image_name(node) := node.image.ref if {
 fix(node) := sprintf("push %s, or add the row %s to a support matrix with the header tag", [node.image.ref, node.tag]) if {
 	object.get(node, ["image", "ref"], "") != ""
 } else := sprintf("build and push %s, or add the row %s,%s,%s to the support matrix", [node.tag, node.branch, node.kernel, node.os_tag])
+
+# missing_tag is the tag found missing: the node's own, or (worst case
+# first) another OS tag one ClusterPolicy may give it.
+missing_tag(node) := node.image.missing if {
+	object.get(node, ["image", "missing"], "") != ""
+} else := node.tag
+
+message(node) := sprintf("no %s %s in %s", [image_kind(node), image_name(node), input.catalog.description]) if {
+	missing_tag(node) == node.tag
+} else := sprintf(
+	"no driver image %s:%s in %s, which this node may pull: one ClusterPolicy gives every node the OS tag of one arbitrary GPU node (DRV004)",
+	[node.image.repository, missing_tag(node), input.catalog.description],
+)

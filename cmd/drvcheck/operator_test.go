@@ -97,6 +97,19 @@ func TestOperatorMixedOS(t *testing.T) {
 	if got := rep.byRule("DRV004"); len(got) != 1 || !strings.Contains(got[0].Message, "they run rocky9, ubuntu22.04") {
 		t.Errorf("DRV004 under a ClusterPolicy: %+v", got)
 	}
+	// Worst case first: with only the Ubuntu image, an Ubuntu node may get
+	// the Rocky tag too, and that image is missing.
+	ubuntuOnly := operatorRegistry(t, "550.90.07-ubuntu22.04")
+	worst := drvJSON(t, "check", opFile("nodes.yaml"), opFile("rocky-node.yaml"), opFile("clusterpolicy.yaml"), "--driver-repository", ubuntuOnly, "--cache-dir="+t.TempDir())
+	var ubuntu []string
+	for _, f := range worst.byRule("DRV001") {
+		if f.Node == "gpu-new" && f.Tag == "550.90.07-rocky9" && strings.Contains(f.Message, "which this node may pull: one ClusterPolicy gives every node") {
+			ubuntu = append(ubuntu, f.Node)
+		}
+	}
+	if len(ubuntu) != 1 || len(worst.byRule("DRV001")) != 3 {
+		t.Errorf("worst case: %+v", worst.byRule("DRV001"))
+	}
 	rep = drvJSON(t, "check", opFile("nodes.yaml"), opFile("rocky-node.yaml"), opFile("nvidiadrivers.yaml"), "--driver-repository", repo, cache)
 	if len(rep.byRule("DRV004")) != 0 || len(rep.byRule("DRV001")) != 0 || len(rep.byRule("DRV005")) != 0 {
 		t.Errorf("under NVIDIADrivers: %+v", rep.Findings)

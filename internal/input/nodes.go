@@ -61,8 +61,19 @@ func image(cat *catalog.Catalog, f nodefacts.Facts, fields map[string]string) ma
 		field = fields[blamed[cat.Blame(f.Branch, f.Kernel, f.OSTag)]]
 	}
 	img := f.Image
+	missing := ""
+	if v.Checked && !v.Present {
+		missing = f.Tag
+	}
+	// The worst case first: any candidate the node may get that is missing.
+	for _, t := range img.Candidates {
+		if c := cat.Check(t); missing == "" && c.Checked && !c.Present {
+			missing = t
+		}
+	}
 	return map[string]any{
-		"checked": v.Checked, "present": v.Present, "sources": anyStrings(v.Sources), "field": field,
+		"checked": v.Checked, "present": v.Present && missing == "", "sources": anyStrings(v.Sources), "field": field,
+		"candidates": anyStrings(img.Candidates), "missing": missing,
 		"ref": img.Ref, "repository": img.Repository, "version": img.Version, "precompiled": img.Precompiled,
 		"digest": img.Digest, "os_tag": img.OSTag, "managed": img.Managed, "reason": img.Reason,
 		"owner": img.Owner, "owner_error": img.OwnerError,

@@ -1,6 +1,8 @@
 package operator
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
@@ -19,6 +21,39 @@ func (p *Profile) Apply(facts *nodefacts.Set, nodes []*corev1.Node) {
 	facts.Each(nodes, func(n *corev1.Node, f *nodefacts.Facts) {
 		if f.GPU {
 			p.resolve(n.Labels, f)
+		}
+	})
+	if p.Mode == ModeClusterPolicy {
+		p.candidates(facts, nodes)
+	}
+}
+
+// candidates gives each managed node the tags of the other OS tags of the
+// fleet: the operator uses one of them for every node (getGPUNodeOSInfo
+// reads one arbitrary GPU node), so the worst case is checked.
+func (p *Profile) candidates(facts *nodefacts.Set, nodes []*corev1.Node) {
+	var tags []string
+	for _, f := range facts.List() {
+		if t := f.Image.OSTag; f.GPU && f.Image.Managed && t != "" && !slices.Contains(tags, t) {
+			tags = append(tags, t)
+		}
+	}
+	if len(tags) < 2 {
+		return
+	}
+	slices.Sort(tags)
+	facts.Each(nodes, func(_ *corev1.Node, f *nodefacts.Facts) {
+		if !f.GPU || !f.Image.Managed || f.Tag == "" {
+			return
+		}
+		for _, t := range tags {
+			if t == f.Image.OSTag {
+				continue
+			}
+			if ref, _, err := p.Drivers[0].Ref(f.Kernel, t); err == nil {
+				_, tag := SplitRef(ref)
+				f.Image.Candidates = append(f.Image.Candidates, tag)
+			}
 		}
 	})
 }

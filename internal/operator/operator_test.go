@@ -220,3 +220,24 @@ func TestValues(t *testing.T) {
 		t.Errorf("ref %s, version %s, mode %s", f.Image.Ref, p.Version, p.Mode)
 	}
 }
+
+// One ClusterPolicy over two OSes: each managed node may get the other
+// OS tag too; a pre-installed node takes no part.
+func TestClusterPolicyCandidates(t *testing.T) {
+	p, err := Build(Flags{DriverVersion: "550.90.07"}, Objects{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rocky := map[string]string{"feature.node.kubernetes.io/system-os_release.ID": "rocky", "feature.node.kubernetes.io/system-os_release.VERSION_ID": "9.8"}
+	debian := map[string]string{"feature.node.kubernetes.io/system-os_release.ID": "debian", "feature.node.kubernetes.io/system-os_release.VERSION_ID": "12", DeployDriver: "pre-installed"}
+	fs := apply(t, p, gpuNode("u", nil), gpuNode("r", rocky), gpuNode("d", debian))
+	if got := fs[0].Image.Candidates; len(got) != 1 || got[0] != "550.90.07-rocky9" {
+		t.Errorf("ubuntu node candidates %v", got)
+	}
+	if got := fs[1].Image.Candidates; len(got) != 1 || got[0] != "550.90.07-ubuntu22.04" {
+		t.Errorf("rocky node candidates %v", got)
+	}
+	if got := fs[2].Image.Candidates; len(got) != 0 {
+		t.Errorf("pre-installed node candidates %v", got)
+	}
+}
