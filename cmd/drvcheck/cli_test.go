@@ -182,8 +182,8 @@ func TestUncheckedWorkloadsAreNamed(t *testing.T) {
 // on it as before.
 func TestSkipsWhatIsNotKubernetes(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "chart", "Chart.yaml"), "apiVersion: v2\nname: gpu\nversion: 0.1.0\n")
-	writeFile(t, filepath.Join(dir, "chart", "templates", "d.yaml"), "kind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n  {{- if .x }}\n")
+	writeFile(t, filepath.Join(dir, "env", "prod-values.yaml"), "replicaCount: 4\n")
+	writeFile(t, filepath.Join(dir, "tpl", "d.yaml"), "kind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n  {{- if .x }}\n")
 	writeFile(t, filepath.Join(dir, "ci", "build.yml"), "name: build\non: [push]\njobs: {}\n")
 	rep := drvJSON(t, "check", lab, dir, "--matrix", matrix)
 	want := drvJSON(t, "check", lab, "--matrix", matrix)
@@ -191,10 +191,10 @@ func TestSkipsWhatIsNotKubernetes(t *testing.T) {
 		t.Errorf("summary %+v, %d findings, want 3 skipped and %d findings", rep.Summary, len(rep.Findings), len(want.Findings))
 	}
 	r := drv(t, "check", lab, dir, "--matrix", matrix)
-	if !strings.Contains(r.stderr, "drvcheck: warning: skipped 3 file(s) that hold no Kubernetes object (the first: "+filepath.Join(dir, "chart", "Chart.yaml")+": no kind") {
+	if !strings.Contains(r.stderr, "drvcheck: warning: skipped 3 file(s) that hold no Kubernetes object (the first: "+filepath.Join(dir, "ci", "build.yml")+": no kind") {
 		t.Errorf("stderr %q", r.stderr)
 	}
-	if r := drv(t, "check", lab, dir, "--strict"); r.code != exitError || !strings.Contains(r.stderr, "Chart.yaml:1: document has no kind") {
+	if r := drv(t, "check", lab, dir, "--strict"); r.code != exitError || !strings.Contains(r.stderr, "build.yml:1: document has no kind") {
 		t.Errorf("--strict: exit %d %q", r.code, r.stderr)
 	}
 }

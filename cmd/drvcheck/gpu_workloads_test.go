@@ -144,8 +144,9 @@ func TestGPUWorkloadsLive(t *testing.T) {
 }
 
 // A GitOps repository checks in one run: the overlays built (not the base
-// alone), the GPU workloads read, the chart and the workflow skipped, and
-// every finding at its source file and line.
+// alone), the chart rendered, the GPU workloads read, the workflow skipped,
+// and every finding at its source file and line. --helm-set reaches the
+// chart.
 func TestGitOpsRepository(t *testing.T) {
 	repo := filepath.Join("..", "..", "testdata", "gitops")
 	r := drv(t, "check", repo, "-o", "json")
@@ -165,10 +166,14 @@ func TestGitOpsRepository(t *testing.T) {
 		"DRV010 JobSet/ml/multislice workloads/jobset.yaml:27",
 		"DRV010 LeaderWorkerSet/ml/vllm workloads/leaderworkerset.yaml:17",
 		"DRV010 RayCluster/ml/llm-ray workloads/raycluster.yaml:23",
+		"DRV020 PodDisruptionBudget/default/drvcheck-inference charts/gpu-inference/templates/pdb.yaml:6",
 		"DRV020 PodDisruptionBudget/dev/dev-triton apps/triton/base/pdb.yaml:6",
 	}
-	if !slices.Equal(got, want) || rep.Summary.SkippedFiles != 4 {
+	if !slices.Equal(got, want) || rep.Summary.SkippedFiles != 1 {
 		t.Errorf("findings:\n%s\nwant:\n%s\nskipped %d", strings.Join(got, "\n"), strings.Join(want, "\n"), rep.Summary.SkippedFiles)
+	}
+	if r := drv(t, "check", repo, "--helm-set", "pdb.minAvailable=1", "-o", "json"); strings.Contains(r.stdout, "drvcheck-inference allows 0") {
+		t.Errorf("--helm-set did not reach the chart")
 	}
 	// --no-render reads the overlay's patch as an object of its own.
 	if r := drv(t, "check", repo, "--no-render"); r.code != exitError || !strings.Contains(r.stderr, "defined twice") {

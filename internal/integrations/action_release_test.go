@@ -152,15 +152,16 @@ func TestActionChecksAgainstSnapshot(t *testing.T) {
 	}
 }
 
-// The action on a GitOps repository, unchanged: overlays built, a chart and
-// a workflow skipped, annotations at the base file's line.
+// The action on a GitOps repository, unchanged: overlays built, the chart
+// rendered, a workflow skipped, annotations at the source files' lines.
 func TestActionOnGitOpsRepository(t *testing.T) {
 	r := newRunner(t)
 	out, outcome := r.action(map[string]string{"paths": "testdata/gitops", "sarif-file": filepath.Join(t.TempDir(), "g.sarif")})
 	log := r.log.String()
-	if outcome != "failure" || out["exit-code"] != "1" || out["errors"] != "6" ||
+	if outcome != "failure" || out["exit-code"] != "1" || out["errors"] != "7" ||
 		!strings.Contains(log, "::error file=testdata/gitops/apps/triton/base/deployment.yaml,line=14,title=DRV010 unschedulable-affinity::Deployment/prod/prod-triton:") ||
-		!strings.Contains(log, "skipped 4 file(s) that hold no Kubernetes object") {
+		!strings.Contains(log, "::error file=testdata/gitops/charts/gpu-inference/templates/pdb.yaml,line=6,title=DRV020 pdb-blocks-drain::") ||
+		!strings.Contains(log, "skipped 1 file(s) that hold no Kubernetes object") {
 		t.Errorf("outcome %s, outputs %v\n%s", outcome, out, log)
 	}
 }

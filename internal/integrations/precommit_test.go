@@ -105,8 +105,8 @@ func labRepo(t *testing.T, config string) string {
 		t.Fatal(err)
 	}
 	for name, content := range map[string]string{
-		// A repository is not all Kubernetes: a Helm chart and a workflow
-		// sit beside the manifests, and are skipped.
+		// A repository is not all Kubernetes: a Helm chart (rendered) and a
+		// workflow (skipped) sit beside the manifests.
 		"chart/Chart.yaml":             "apiVersion: v2\nname: gpu-inference\nversion: 0.1.0\n",
 		"chart/values.yaml":            "replicaCount: 2\n",
 		"chart/templates/service.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\n  {{- with .Values.labels }}\n  labels: {{ toYaml . }}\n  {{- end }}\n",
@@ -225,11 +225,11 @@ func TestPreCommitOfflineHookOnLab(t *testing.T) {
 }
 
 // drvcheck-tree reads the whole repository, its own dot files excepted,
-// and skips the chart and the workflow beside the manifests.
+// renders the chart and skips the workflow beside the manifests.
 func TestPreCommitTreeHookOnLab(t *testing.T) {
 	code, out := runHook(t, hooks(t)["drvcheck-tree"], labRepo(t, "matrix: [support-matrix.csv]\n"), "ignored.yaml")
 	if code != 1 || !strings.Contains(out, "DRV001 missing-driver-image  Node/lab-node-3\n    k8s/node3.yaml:") ||
-		!strings.Contains(out, "drvcheck: warning: skipped 4 file(s) that hold no Kubernetes object (the first: chart/Chart.yaml: no kind") {
+		!strings.Contains(out, "drvcheck: warning: skipped 1 file(s) that hold no Kubernetes object (the first: ci/workflow.yml: no kind") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 }

@@ -33,9 +33,11 @@ type Options struct {
 	// nothing. Skip is called from the loader's workers, concurrently.
 	Strict bool
 	Skip   func(path, reason string)
-	// NoRender walks a folder with a kustomization file by file, as any
-	// folder, instead of building it.
+	// NoRender walks a folder with a kustomization or a Helm chart file by
+	// file, as any folder, instead of building or rendering it; Helm holds
+	// the values charts are rendered with.
 	NoRender bool
+	Helm     HelmValues
 	// Each, when set, is called on every object by the worker that parsed
 	// it, in read order within a file. Decoding objects there, while other
 	// workers still parse, keeps a file's plain values short-lived instead
@@ -82,8 +84,12 @@ func Load(paths []string, opt Options) ([]*Object, error) {
 }
 
 func readSource(src *Source, opt Options, budget *budget) ([]*Object, error) {
-	if src.kustomize {
-		objs, err := buildKustomization(src.Name)
+	if src.kustomize || src.chart {
+		build := buildKustomization
+		if src.chart {
+			build = func(dir string) ([]*Object, error) { return renderChart(dir, opt.Helm) }
+		}
+		objs, err := build(src.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -143,6 +149,10 @@ func expand(paths []string, opt Options) ([]*Source, error) {
 				out = append(out, &Source{Name: filepath.Dir(p), kustomize: true})
 				continue
 			}
+			if !opt.NoRender && filepath.Base(p) == "Chart.yaml" {
+				out = append(out, &Source{Name: filepath.Dir(p), chart: true})
+				continue
+			}
 			out = append(out, &Source{Name: p})
 			continue
 		}
@@ -184,6 +194,11 @@ func walk(root string, opt Options) ([]*Source, error) {
 			// below are its own.
 			if !opt.NoRender && KustomizationIn(path) != "" {
 				out = append(out, &Source{Name: path, kustomize: true})
+				return filepath.SkipDir
+			}
+			// A chart is rendered, its subcharts with it.
+			if !opt.NoRender && chartIn(path) {
+				out = append(out, &Source{Name: path, chart: true})
 				return filepath.SkipDir
 			}
 			return nil

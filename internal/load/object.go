@@ -34,8 +34,9 @@ type Object struct {
 // Source is a file, or standard input, that objects came from.
 type Source struct {
 	Name string // the path as the user gave it, or "-" for standard input
-	// kustomize marks a folder whose kustomization is built, not walked.
-	kustomize bool
+	// kustomize marks a folder whose kustomization is built, not walked;
+	// chart one whose Helm chart is rendered.
+	kustomize, chart bool
 }
 
 // Ref returns the object's reference.

@@ -28,6 +28,7 @@ func Files(cfg Config) Reader {
 		var skipped []inventory.SkippedFile
 		opt := load.Options{Ignore: cfg.Ignore, Stdin: cfg.Stdin, Note: cfg.Warn,
 			MaxFile: int64(cfg.MaxFileSize), MaxTotal: int64(cfg.MaxInputSize), Strict: cfg.Strict, NoRender: cfg.NoRender,
+			Helm: load.HelmValues{Files: cfg.HelmValues, Set: cfg.HelmSet},
 			Skip: func(path, why string) {
 				mu.Lock()
 				defer mu.Unlock()

@@ -1,0 +1,75 @@
+package load
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The chart renders with its values, then --helm-values and --helm-set
+// over them; each object is read as its template file, partials and
+// NOTES.txt left out.
+func TestRenderChart(t *testing.T) {
+	chart := filepath.Join(gitops, "charts", "gpu-inference")
+	objs, err := renderChart(chart, HelmValues{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range objs {
+		got = append(got, o.Kind+"/"+o.Name+" "+filepath.Base(o.Source.Name))
+	}
+	if strings.Join(got, ", ") != "Deployment/drvcheck-inference deployment.yaml, PodDisruptionBudget/drvcheck-inference pdb.yaml" {
+		t.Fatalf("objects %v", got)
+	}
+	if line := objs[1].FieldLine([]any{"spec", "minAvailable"}); line != 6 {
+		t.Errorf("minAvailable at line %d, want 6 (the template's)", line)
+	}
+	values := filepath.Join(t.TempDir(), "v.yaml")
+	if err := os.WriteFile(values, []byte("replicaCount: 5\npdb: {minAvailable: 3}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	objs, err = renderChart(chart, HelmValues{Files: []string{values}, Set: []string{"replicaCount=7"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := objs[0].Raw["spec"].(map[string]any)
+	pdb := objs[1].Raw["spec"].(map[string]any)
+	if spec["replicas"] != int64(7) || pdb["minAvailable"] != int64(3) {
+		t.Errorf("replicas %v, minAvailable %v; want 7 (--helm-set over the file) and 3", spec["replicas"], pdb["minAvailable"])
+	}
+}
+
+func TestRenderChartErrors(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(rel, content string) string {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Dir(p)
+	}
+	remote := mk("remote/Chart.yaml", "apiVersion: v2\nname: remote\nversion: 0.1.0\ndependencies:\n- name: redis\n  version: 18.0.0\n  repository: https://charts.bitnami.com/bitnami\n")
+	required := mk("required/Chart.yaml", "apiVersion: v2\nname: required\nversion: 0.1.0\n")
+	mk("required/templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ required \"set .Values.name\" .Values.name }}\n")
+	badValues := mk("bad/values.yaml", "a: [\n")
+	for name, c := range map[string]struct {
+		dir  string
+		hv   HelmValues
+		want string
+	}{
+		"remote dependency": {remote, HelmValues{}, "remote/Chart.yaml: dependency redis (https://charts.bitnami.com/bitnami) is not in charts/"},
+		"required value":    {required, HelmValues{}, "required/Chart.yaml: helm template: "},
+		"values not YAML":   {required, HelmValues{Files: []string{filepath.Join(badValues, "values.yaml")}}, "values.yaml: not YAML"},
+		"bad --helm-set":    {required, HelmValues{Set: []string{"noequals"}}, "--helm-set noequals: "},
+	} {
+		_, err := renderChart(c.dir, c.hv)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line with %q", name, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,1 @@
+{{- define "gpu-inference.name" -}}{{ .Chart.Name }}{{- end -}}
