@@ -22,7 +22,7 @@ type Loading struct {
 	NoRender     bool     `json:"no-render" usage:"walk a folder with a kustomization.yaml or a Helm Chart.yaml file by file instead of building or rendering it"`
 	HelmValues   []string `json:"helm-values" path:"" usage:"values file every Helm chart is rendered with, over its values.yaml; repeatable"`
 	HelmSet      []string `json:"helm-set" usage:"KEY=VALUE every Helm chart is rendered with, as helm --set; repeatable"`
-	Strict       bool     `json:"strict" usage:"fail on a file that holds no Kubernetes object (Helm values, Chart.yaml, workflows, templates) instead of skipping it"`
+	Strict       bool     `json:"strict" usage:"fail on a file that holds no Kubernetes object (a workflow, a playbook, Helm values or templates outside a chart) instead of skipping it"`
 }
 
 // Registry is where the driver image tags that exist are listed, and how
