@@ -2,12 +2,9 @@ package cluster
 
 import (
 	"context"
-	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/drvcheck/drvcheck/internal/inventory"
 )
@@ -73,26 +70,15 @@ func (c *Client) readWorkloads(ctx context.Context, inv *inventory.Inventory, ke
 		return err
 	}
 	lists := make([][]*unstructured.Unstructured, len(kinds))
-	errs := make([]error, len(kinds))
-	var wg sync.WaitGroup
+	ls := map[Kind]func(context.Context) error{}
 	for i, k := range kinds {
-		wg.Go(func() {
-			res := c.dyn.Resource(schema.GroupVersionResource{Group: k.Group, Version: k.Version, Resource: k.Resource})
-			list := func(ctx context.Context, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
-				return res.List(ctx, opts)
-			}
-			lists[i], errs[i] = listAll(ctx, list, func(l *unstructured.UnstructuredList) []unstructured.Unstructured { return l.Items })
-			if errs[i] != nil {
-				errs[i] = c.explain(errs[i], "list", k)
-			}
-		})
+		ls[k] = customLister(c.dyn, k, &lists[i])
 	}
-	wg.Wait()
-	for i := range kinds {
-		if errs[i] != nil {
-			return errs[i]
-		}
-		for _, u := range lists[i] {
+	if err := c.list(ctx, kinds, ls); err != nil {
+		return err
+	}
+	for _, list := range lists {
+		for _, u := range list {
 			if err := inv.AddLiveCustom(u.Object, keepRaw); err != nil {
 				return err
 			}

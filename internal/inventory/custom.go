@@ -166,7 +166,8 @@ func kserveTemplates(spec map[string]any) []templateAt {
 	return []templateAt{{name: "predictor", path: []any{"spec", "predictor"}, bare: true, replicas: count(p, "minReplicas", 1)}}
 }
 
-// at walks m along keys (strings for maps, ints for lists).
+// at walks m along keys (strings for maps, ints for lists); nil when the
+// path leads nowhere.
 func at(m any, keys ...any) any {
 	for _, k := range keys {
 		switch x := m.(type) {

@@ -160,7 +160,7 @@ func decode(o *load.Object) (any, error) {
 	}
 	if o.Wide() {
 		if p := overflow(o.Raw, k.typ, nil); p != nil {
-			return nil, fmt.Errorf("%s: %s: %v does not fit the field's 32 bits", atField(o, p), dotted(p), valueAt(o.Raw, p))
+			return nil, fmt.Errorf("%s: %s: %v does not fit the field's 32 bits", atField(o, p), dotted(p), at(o.Raw, p...))
 		}
 	}
 	if o.Namespace != "" {
@@ -194,19 +194,6 @@ func dotted(path []any) string {
 		fmt.Fprint(&b, p)
 	}
 	return b.String()
-}
-
-// valueAt is the value at path in raw.
-func valueAt(raw any, path []any) any {
-	for _, p := range path {
-		switch x := raw.(type) {
-		case map[string]any:
-			raw = x[fmt.Sprint(p)]
-		case []any:
-			raw = x[p.(int)]
-		}
-	}
-	return raw
 }
 
 // conversionError keeps the converter's first line, which names the field.

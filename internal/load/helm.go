@@ -2,6 +2,7 @@ package load
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,7 +68,7 @@ func renderChart(dir string, hv HelmValues) ([]*Object, error) {
 // renderedObjects parses each rendered template, named by its file.
 func renderedObjects(dir, name string, out map[string]string) ([]*Object, error) {
 	var objs []*Object
-	for _, key := range slices.Sorted(mapKeys(out)) {
+	for _, key := range slices.Sorted(maps.Keys(out)) {
 		base := filepath.Base(key)
 		if strings.HasPrefix(base, "_") || strings.EqualFold(base, "NOTES.txt") || strings.TrimSpace(out[key]) == "" {
 			continue
@@ -119,14 +120,6 @@ func helmValues(hv HelmValues) (map[string]any, error) {
 	return vals, nil
 }
 
+// oneLine keeps a library's multi-line error on one line, as every error
+// of this package is.
 func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
-
-func mapKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}

@@ -46,7 +46,7 @@ func buildKustomization(dir string) ([]*Object, error) {
 	opt.PluginConfig = types.DisabledPluginConfig()
 	m, err := krusty.MakeKustomizer(opt).Run(originFS{filesys.MakeFsOnDisk()}, dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: kustomize build: %s", file, strings.Join(strings.Fields(err.Error()), " "))
+		return nil, fmt.Errorf("%s: kustomize build: %s", file, oneLine(err))
 	}
 	sources := map[string][]*Object{}
 	var out []*Object
