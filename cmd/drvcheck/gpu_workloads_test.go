@@ -144,9 +144,9 @@ func TestGPUWorkloadsLive(t *testing.T) {
 }
 
 // A GitOps repository checks in one run: the overlays built (not the base
-// alone), the chart rendered, the GPU workloads read, the workflow skipped,
-// and every finding at its source file and line. --helm-set reaches the
-// chart.
+// alone), the chart rendered as its Argo CD Application deploys it, the GPU
+// workloads read, the workflow skipped, and every finding at its source
+// file and line.
 func TestGitOpsRepository(t *testing.T) {
 	repo := filepath.Join("..", "..", "testdata", "gitops")
 	r := drv(t, "check", repo, "-o", "json")
@@ -166,14 +166,23 @@ func TestGitOpsRepository(t *testing.T) {
 		"DRV010 JobSet/ml/multislice workloads/jobset.yaml:27",
 		"DRV010 LeaderWorkerSet/ml/vllm workloads/leaderworkerset.yaml:17",
 		"DRV010 RayCluster/ml/llm-ray workloads/raycluster.yaml:23",
-		"DRV020 PodDisruptionBudget/default/drvcheck-inference charts/gpu-inference/templates/pdb.yaml:6",
 		"DRV020 PodDisruptionBudget/dev/dev-triton apps/triton/base/pdb.yaml:6",
 	}
 	if !slices.Equal(got, want) || rep.Summary.SkippedFiles != 1 {
 		t.Errorf("findings:\n%s\nwant:\n%s\nskipped %d", strings.Join(got, "\n"), strings.Join(want, "\n"), rep.Summary.SkippedFiles)
 	}
-	if r := drv(t, "check", repo, "--helm-set", "pdb.minAvailable=1", "-o", "json"); strings.Contains(r.stdout, "drvcheck-inference allows 0") {
-		t.Errorf("--helm-set did not reach the chart")
+	// The chart is deployed by an Argo CD Application with its own values
+	// (minAvailable 1, release and namespace inference), rendered in place
+	// of its defaults; one from a Helm repository is noted, not followed.
+	if !strings.Contains(r.stderr, "Application/argocd/gpu-operator ("+filepath.Join(repo, "argocd-app.yaml")+":38): source https://helm.ngc.nvidia.com/nvidia is not a path of this repository; not followed") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+	// --helm-set is the user's, and wins over the Application's values.
+	set := drvJSON(t, "check", repo, "--helm-set", "pdb.minAvailable=2")
+	f := set.byRule("DRV020")
+	if len(f) != 2 || f[1].Object.String() != "PodDisruptionBudget/inference/inference-inference" ||
+		f[1].File != filepath.Join(repo, "charts", "gpu-inference", "templates", "pdb.yaml") || f[1].Line != 6 {
+		t.Errorf("with --helm-set: %+v", f)
 	}
 	// --no-render reads the overlay's patch as an object of its own.
 	if r := drv(t, "check", repo, "--no-render"); r.code != exitError || !strings.Contains(r.stderr, "defined twice") {

@@ -80,7 +80,10 @@ func Load(paths []string, opt Options) ([]*Object, error) {
 		}
 		out = append(out, results[i]...)
 	}
-	return out, nil
+	if opt.NoRender {
+		return out, nil
+	}
+	return follow(out, opt)
 }
 
 func readSource(src *Source, opt Options, budget *budget) ([]*Object, error) {
@@ -120,6 +123,9 @@ func each(objs []*Object, opt Options) ([]*Object, error) {
 		return objs, nil
 	}
 	for _, o := range objs {
+		if isGitOps(o) {
+			o.gitops = o.Raw // Each may drop Raw; follow reads it later
+		}
 		if err := opt.Each(o); err != nil {
 			return nil, err
 		}

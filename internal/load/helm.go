@@ -24,6 +24,12 @@ import (
 type HelmValues struct {
 	Files []string
 	Set   []string
+
+	// What a GitOps object that deploys the chart gives (follow.go): the
+	// release, and values under the user's.
+	release, namespace string
+	values             map[string]any
+	valueFiles         []string
 }
 
 // chartIn says whether dir holds a Helm chart.
@@ -55,11 +61,19 @@ func renderChart(dir string, hv HelmValues) ([]*Object, error) {
 		return nil, fmt.Errorf("%s: helm chart: %s", where, oneLine(err))
 	}
 	opts := common.ReleaseOptions{Name: "drvcheck", Namespace: DefaultNamespace, IsInstall: true}
+	if hv.release != "" {
+		opts.Name = hv.release
+	}
+	if hv.namespace != "" {
+		opts.Namespace = hv.namespace
+	}
 	rv, err := commonutil.ToRenderValues(ch, vals, opts, common.DefaultCapabilities)
 	if err == nil {
 		var out map[string]string
 		if out, err = engine.Render(ch, rv); err == nil {
-			return renderedObjects(dir, ch.Name(), out)
+			objs, err := renderedObjects(dir, ch.Name(), out)
+			setNamespace(objs, opts.Namespace)
+			return objs, err
 		}
 	}
 	return nil, fmt.Errorf("%s: helm template: %s", where, oneLine(err))
@@ -101,7 +115,11 @@ func localDependencies(ch *chart.Chart, where string) error {
 // helmValues reads --helm-values and --helm-set.
 func helmValues(hv HelmValues) (map[string]any, error) {
 	vals := map[string]any{}
-	for _, f := range hv.Files {
+	for _, f := range slices.Concat(hv.valueFiles, []string{""}, hv.Files) {
+		if f == "" { // between the object's files and the user's: its inline values
+			vals = commonutil.MergeTables(maps.Clone(hv.values), vals)
+			continue
+		}
 		data, err := os.ReadFile(f)
 		if err != nil {
 			return nil, fmt.Errorf("--helm-values %s: %v", f, err)
@@ -123,3 +141,19 @@ func helmValues(hv HelmValues) (map[string]any, error) {
 // oneLine keeps a library's multi-line error on one line, as every error
 // of this package is.
 func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
+
+// clusterScoped are kinds a chart may render that have no namespace.
+var clusterScoped = map[string]bool{"Namespace": true, "Node": true, "ClusterRole": true, "ClusterRoleBinding": true,
+	"CustomResourceDefinition": true, "PriorityClass": true, "StorageClass": true, "PersistentVolume": true,
+	"RuntimeClass": true, "ValidatingWebhookConfiguration": true, "MutatingWebhookConfiguration": true,
+	"ClusterPolicy": true, "NVIDIADriver": true}
+
+// setNamespace puts the namespaced objects a chart renders without a
+// namespace in the release's, as helm install -n does.
+func setNamespace(objs []*Object, ns string) {
+	for _, o := range objs {
+		if o.Namespace == "" && !clusterScoped[o.Kind] {
+			o.Namespace = ns
+		}
+	}
+}

@@ -21,6 +21,8 @@ type Object struct {
 	// so that Raw can be dropped early.
 	Decoded any
 
+	gitops map[string]any // Raw of an Argo CD or Flux object, for follow
+
 	Source *Source
 	Line   int // 1-based line where the object's document (or List item) starts
 	Doc    int // index of the document in its source

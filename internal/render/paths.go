@@ -2,31 +2,17 @@ package render
 
 import (
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/drvcheck/drvcheck/internal/load"
 )
 
 // RepoRoot returns the root of the git repository that holds dir (the
 // nearest folder upward with a .git entry, a folder or a worktree's file),
 // or dir itself outside a repository. It reads no git metadata, so it works
 // without git installed and inside a container.
-func RepoRoot(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return dir
-	}
-	for d := abs; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return abs
-		}
-		d = parent
-	}
-}
+func RepoRoot(dir string) string { return load.RepoRoot(dir) }
 
 // relPath returns file relative to the repository root, with forward
 // slashes, and whether it is inside the root. Standard input ("-") and

@@ -1,0 +1,255 @@
+package load
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"helm.sh/helm/v4/pkg/strvals"
+	"sigs.k8s.io/yaml"
+)
+
+// A GitOps controller object that deploys a chart of the same repository:
+// an Argo CD Application (spec.source or spec.sources[]) or a Flux
+// HelmRelease whose chart is a path of a GitRepository.
+type release struct {
+	from      *Object
+	dir       string // the chart's folder
+	name, ns  string // release name and namespace
+	values    map[string]any
+	valueDirs []string // values files, relative to dir (Argo's valueFiles)
+}
+
+// follow renders the charts that Argo CD Applications and Flux
+// HelmReleases among objs deploy from this repository, with the values
+// and release name and namespace they give, in place of the chart's
+// rendering with its defaults; what they take from elsewhere is noted as
+// not followed. A Flux Kustomization's path is walked as any folder.
+func follow(objs []*Object, opt Options) ([]*Object, error) {
+	var rels []release
+	for _, o := range objs {
+		found, notes := releasesOf(o)
+		rels = append(rels, found...)
+		for _, n := range notes {
+			note(opt, fmt.Sprintf("%s: %s", o.Where(), n))
+		}
+	}
+	if len(rels) == 0 {
+		return objs, nil
+	}
+	replaced := map[string]bool{}
+	var extra []*Object
+	for _, r := range rels {
+		hv := opt.Helm
+		hv.release, hv.namespace, hv.values, hv.valueFiles = r.name, r.ns, r.values, r.valueDirs
+		got, err := renderChart(r.dir, hv)
+		if err == nil {
+			got, err = each(got, opt)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.from.Where(), err)
+		}
+		abs, _ := filepath.Abs(r.dir)
+		replaced[abs] = true
+		extra = append(extra, got...)
+	}
+	out := objs[:0:0]
+	for _, o := range objs {
+		if !under(o, replaced) {
+			out = append(out, o)
+		}
+	}
+	return append(out, extra...), nil
+}
+
+// under says whether o was rendered from one of the chart folders dirs.
+func under(o *Object, dirs map[string]bool) bool {
+	if o.Source == nil {
+		return false
+	}
+	abs, err := filepath.Abs(o.Source.Name)
+	if err != nil {
+		return false
+	}
+	for d := range dirs {
+		if strings.HasPrefix(abs, d+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isGitOps tells the objects follow reads.
+func isGitOps(o *Object) bool {
+	group, _, _ := strings.Cut(o.APIVersion, "/")
+	return group == "argoproj.io" && o.Kind == "Application" || group == "helm.toolkit.fluxcd.io" && o.Kind == "HelmRelease"
+}
+
+// raw is o as read, even once decoded.
+func raw(o *Object) map[string]any {
+	if o.gitops != nil {
+		return o.gitops
+	}
+	return o.Raw
+}
+
+// releasesOf reads the charts o deploys from this repository, and notes
+// what it deploys from elsewhere.
+func releasesOf(o *Object) ([]release, []string) {
+	switch {
+	case !isGitOps(o):
+		return nil, nil
+	case o.Kind == "Application":
+		return argoReleases(o)
+	}
+	return fluxRelease(o)
+}
+
+func argoReleases(o *Object) ([]release, []string) {
+	spec, _ := raw(o)["spec"].(map[string]any)
+	srcs, _ := spec["sources"].([]any)
+	if s, ok := spec["source"]; ok {
+		srcs = append([]any{s}, srcs...)
+	}
+	dest, _ := spec["destination"].(map[string]any)
+	ns, _ := dest["namespace"].(string)
+	var rels []release
+	var notes []string
+	for _, s := range srcs {
+		src, _ := s.(map[string]any)
+		path, _ := src["path"].(string)
+		repo, _ := src["repoURL"].(string)
+		if path == "" {
+			notes = append(notes, fmt.Sprintf("source %s is not a path of this repository; not followed", repo))
+			continue
+		}
+		dir, ok := repoPath(o, path)
+		if !ok || !chartIn(dir) {
+			if !ok {
+				notes = append(notes, fmt.Sprintf("source %s path %s is not in this repository; not followed", repo, path))
+			}
+			continue // a plain or kustomize folder is walked as it is
+		}
+		helm, _ := src["helm"].(map[string]any)
+		r := release{from: o, dir: dir, name: o.Name, ns: ns, values: argoValues(helm)}
+		if name, _ := helm["releaseName"].(string); name != "" {
+			r.name = name
+		}
+		for _, f := range stringList(helm["valueFiles"]) {
+			r.valueDirs = append(r.valueDirs, filepath.Join(dir, f))
+		}
+		rels = append(rels, r)
+	}
+	return rels, notes
+}
+
+// argoValues merges an Application's helm values: the values string, then
+// valuesObject over it, then parameters (as --set).
+func argoValues(helm map[string]any) map[string]any {
+	vals := map[string]any{}
+	if s, _ := helm["values"].(string); s != "" {
+		_ = yaml.Unmarshal([]byte(s), &vals)
+	}
+	if obj, ok := helm["valuesObject"].(map[string]any); ok {
+		for k, v := range obj {
+			vals[k] = v
+		}
+	}
+	params, _ := helm["parameters"].([]any)
+	for _, p := range params {
+		pm, _ := p.(map[string]any)
+		if n, _ := pm["name"].(string); n != "" {
+			_ = strvals.ParseInto(n+"="+fmt.Sprint(pm["value"]), vals) // a malformed one is Argo's to refuse
+		}
+	}
+	return vals
+}
+
+func fluxRelease(o *Object) ([]release, []string) {
+	spec, _ := raw(o)["spec"].(map[string]any)
+	chartSpec, _ := valueAtPath(spec, "chart", "spec").(map[string]any)
+	chart, _ := chartSpec["chart"].(string)
+	kind, _ := valueAtPath(chartSpec, "sourceRef", "kind").(string)
+	if kind != "GitRepository" || chart == "" {
+		return nil, []string{fmt.Sprintf("chart %s from a %s is not a path of this repository; not followed", chart, kind)}
+	}
+	dir, ok := repoPath(o, chart)
+	if !ok || !chartIn(dir) {
+		return nil, []string{fmt.Sprintf("chart path %s is not a chart of this repository; not followed", chart)}
+	}
+	r := release{from: o, dir: dir, name: o.Name, ns: o.Namespace}
+	r.values, _ = spec["values"].(map[string]any)
+	if name, _ := spec["releaseName"].(string); name != "" {
+		r.name = name
+	}
+	if ns, _ := spec["targetNamespace"].(string); ns != "" {
+		r.ns = ns
+	}
+	return []release{r}, nil
+}
+
+// repoPath is path inside the repository that holds o's file, if it is
+// there.
+func repoPath(o *Object, path string) (string, bool) {
+	if o.Source == nil || o.Source.Name == "-" {
+		return "", false
+	}
+	root := RepoRoot(filepath.Dir(o.Source.Name))
+	dir := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(path, "./")))
+	if rel, err := filepath.Rel(root, dir); err != nil || strings.HasPrefix(rel, "..") {
+		return "", false
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return "", false
+	}
+	// Named as the object's own file is: relative when it is, so that
+	// findings on what the chart renders read like the rest.
+	if !filepath.IsAbs(o.Source.Name) {
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, dir); err == nil {
+				return rel, true
+			}
+		}
+	}
+	return dir, true
+}
+
+// RepoRoot returns the root of the git repository that holds dir (the
+// nearest folder upward with a .git entry), or dir itself outside one.
+func RepoRoot(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	for d := abs; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return abs
+		}
+		d = parent
+	}
+}
+
+func valueAtPath(m map[string]any, keys ...string) any {
+	var v any = m
+	for _, k := range keys {
+		mm, _ := v.(map[string]any)
+		v = mm[k]
+	}
+	return v
+}
+
+func stringList(v any) []string {
+	list, _ := v.([]any)
+	var out []string
+	for _, x := range list {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
