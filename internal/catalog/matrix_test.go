@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
 )
 
 func TestMatrixRowsAreTrimmedAndMadeIntoTags(t *testing.T) {
@@ -130,6 +132,7 @@ func FuzzParseMatrix(f *testing.F) {
 	}
 	f.Add(lab)
 	f.Add([]byte("driver_branch,kernel,os_tag\n550,\"a\nb\",x\n"))
+	f.Add([]byte("tag\n550.90.07-ubuntu22.04\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rows, err := ParseMatrix("fuzz.csv", data)
 		if err != nil {
@@ -139,8 +142,13 @@ func FuzzParseMatrix(f *testing.F) {
 			return
 		}
 		for _, r := range rows {
-			if r.Branch == "" || r.Kernel == "" || r.OSTag == "" {
+			// A row of a tag matrix is one whole tag; any other, three fields.
+			whole := r.FullTag != "" && r.Branch == "" && r.Kernel == "" && r.OSTag == ""
+			if !whole && (r.FullTag != "" || r.Branch == "" || r.Kernel == "" || r.OSTag == "") {
 				t.Fatalf("row with an empty field accepted: %+v", r)
+			}
+			if whole && !nodefacts.ValidTag(r.FullTag) {
+				t.Fatalf("tag row that is not an image tag accepted: %+v", r)
 			}
 		}
 	})
