@@ -61,16 +61,16 @@ func customKind(group, kind string) *CustomKind {
 // else minReplicas), under prefix.
 func rayTemplates(prefix ...any) func(map[string]any) []templateAt {
 	return func(root map[string]any) []templateAt {
-		c, _ := at(root, prefix[1:]...).(map[string]any)
+		c, _ := load.At(root, prefix[1:]...).(map[string]any)
 		base := slices.Clone(prefix)
 		var out []templateAt
-		if _, ok := at(c, "headGroupSpec", "template").(map[string]any); ok {
+		if _, ok := load.At(c, "headGroupSpec", "template").(map[string]any); ok {
 			out = append(out, templateAt{name: "headGroupSpec", path: append(slices.Clone(base), "headGroupSpec", "template"), replicas: 1})
 		}
-		groups, _ := at(c, "workerGroupSpecs").([]any)
+		groups, _ := load.At(c, "workerGroupSpecs").([]any)
 		for i, g := range groups {
 			gm, _ := g.(map[string]any)
-			if _, ok := at(gm, "template").(map[string]any); !ok {
+			if _, ok := load.At(gm, "template").(map[string]any); !ok {
 				continue
 			}
 			n := count(gm, "replicas", count(gm, "minReplicas", 1))
@@ -106,7 +106,7 @@ func jobSetTemplates(spec map[string]any) []templateAt {
 	var out []templateAt
 	for i, j := range jobs {
 		jm, _ := j.(map[string]any)
-		jobSpec, _ := at(jm, "template", "spec").(map[string]any)
+		jobSpec, _ := load.At(jm, "template", "spec").(map[string]any)
 		if _, ok := jobSpec["template"].(map[string]any); !ok {
 			continue
 		}
@@ -164,27 +164,6 @@ func kserveTemplates(spec map[string]any) []templateAt {
 		return nil
 	}
 	return []templateAt{{name: "predictor", path: []any{"spec", "predictor"}, bare: true, replicas: count(p, "minReplicas", 1)}}
-}
-
-// at walks m along keys (strings for maps, ints for lists); nil when the
-// path leads nowhere.
-func at(m any, keys ...any) any {
-	for _, k := range keys {
-		switch x := m.(type) {
-		case map[string]any:
-			s, _ := k.(string)
-			m = x[s]
-		case []any:
-			i, ok := k.(int)
-			if !ok || i >= len(x) {
-				return nil
-			}
-			m = x[i]
-		default:
-			return nil
-		}
-	}
-	return m
 }
 
 // count reads a non-negative integer field, def when absent.
@@ -246,7 +225,7 @@ func decodeCustom(o *load.Object, group string) (*customObject, error) {
 }
 
 func customWorkload(o *load.Object, ref object.Ref, meta *metav1.ObjectMeta, t templateAt) (*Workload, error) {
-	raw, _ := at(o.Raw, t.path...).(map[string]any)
+	raw, _ := load.At(o.Raw, t.path...).(map[string]any)
 	tmpl := &corev1.PodTemplateSpec{}
 	target, specPath := any(tmpl), append(slices.Clone(t.path), "spec")
 	if t.bare {

@@ -61,9 +61,6 @@ var kinds = map[string]kind{
 	}),
 }
 
-// clusterScoped are the kinds without a namespace.
-var clusterScoped = map[string]bool{"Node": true, "Namespace": true, "ClusterPolicy": true, "NVIDIADriver": true}
-
 // FromObjects decodes loaded manifests and builds the inventory; see
 // Decoder and FromDecoded, which do the same in two steps.
 func FromObjects(objs []*load.Object, keepRaw bool) (*Inventory, error) {
@@ -144,7 +141,7 @@ func decode(o *load.Object) (any, error) {
 	if !known || group != k.group {
 		return decodeCustomObject(o, group)
 	}
-	if o.Namespace == "" && !clusterScoped[o.Kind] {
+	if o.Namespace == "" && !load.ClusterScoped[o.Kind] {
 		o.Namespace = load.DefaultNamespace
 	}
 	if version != k.version {
@@ -160,7 +157,7 @@ func decode(o *load.Object) (any, error) {
 	}
 	if o.Wide() {
 		if p := overflow(o.Raw, k.typ, nil); p != nil {
-			return nil, fmt.Errorf("%s: %s: %v does not fit the field's 32 bits", atField(o, p), dotted(p), at(o.Raw, p...))
+			return nil, fmt.Errorf("%s: %s: %v does not fit the field's 32 bits", atField(o, p), dotted(p), load.At(o.Raw, p...))
 		}
 	}
 	if o.Namespace != "" {

@@ -168,9 +168,9 @@ func argoValues(helm map[string]any) map[string]any {
 
 func fluxRelease(o *Object) ([]release, []string) {
 	spec, _ := raw(o)["spec"].(map[string]any)
-	chartSpec, _ := valueAtPath(spec, "chart", "spec").(map[string]any)
+	chartSpec, _ := At(spec, "chart", "spec").(map[string]any)
 	chart, _ := chartSpec["chart"].(string)
-	kind, _ := valueAtPath(chartSpec, "sourceRef", "kind").(string)
+	kind, _ := At(chartSpec, "sourceRef", "kind").(string)
 	if kind != "GitRepository" || chart == "" {
 		return nil, []string{fmt.Sprintf("chart %s from a %s is not a path of this repository; not followed", chart, kind)}
 	}
@@ -234,15 +234,6 @@ func RepoRoot(dir string) string {
 	}
 }
 
-func valueAtPath(m map[string]any, keys ...string) any {
-	var v any = m
-	for _, k := range keys {
-		mm, _ := v.(map[string]any)
-		v = mm[k]
-	}
-	return v
-}
-
 func stringList(v any) []string {
 	list, _ := v.([]any)
 	var out []string
@@ -252,4 +243,25 @@ func stringList(v any) []string {
 		}
 	}
 	return out
+}
+
+// At walks m along keys (strings for maps, ints for lists); nil when the
+// path leads nowhere.
+func At(m any, keys ...any) any {
+	for _, k := range keys {
+		switch x := m.(type) {
+		case map[string]any:
+			s, _ := k.(string)
+			m = x[s]
+		case []any:
+			i, ok := k.(int)
+			if !ok || i >= len(x) {
+				return nil
+			}
+			m = x[i]
+		default:
+			return nil
+		}
+	}
+	return m
 }

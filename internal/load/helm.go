@@ -142,8 +142,9 @@ func helmValues(hv HelmValues) (map[string]any, error) {
 // of this package is.
 func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
 
-// clusterScoped are kinds a chart may render that have no namespace.
-var clusterScoped = map[string]bool{"Namespace": true, "Node": true, "ClusterRole": true, "ClusterRoleBinding": true,
+// ClusterScoped are the kinds without a namespace that drvcheck meets:
+// what it reads, and what a chart may render.
+var ClusterScoped = map[string]bool{"Namespace": true, "Node": true, "ClusterRole": true, "ClusterRoleBinding": true,
 	"CustomResourceDefinition": true, "PriorityClass": true, "StorageClass": true, "PersistentVolume": true,
 	"RuntimeClass": true, "ValidatingWebhookConfiguration": true, "MutatingWebhookConfiguration": true,
 	"ClusterPolicy": true, "NVIDIADriver": true}
@@ -152,7 +153,7 @@ var clusterScoped = map[string]bool{"Namespace": true, "Node": true, "ClusterRol
 // namespace in the release's, as helm install -n does.
 func setNamespace(objs []*Object, ns string) {
 	for _, o := range objs {
-		if o.Namespace == "" && !clusterScoped[o.Kind] {
+		if o.Namespace == "" && !ClusterScoped[o.Kind] {
 			o.Namespace = ns
 		}
 	}
