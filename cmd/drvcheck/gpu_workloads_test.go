@@ -45,6 +45,7 @@ func TestGPUWorkloadKinds(t *testing.T) {
 		"leaderworkerset.yaml":  "workerTemplate: 0/4 nodes match",
 		"volcano-job.yaml":      "tasks[1] (worker): 0/4 nodes match",
 		"inferenceservice.yaml": "predictor: 0/4 nodes match",
+		"trainjob.yaml":         "podTemplateOverrides[0] (node): 0/4 nodes match",
 		"generic.yaml":          "launcher.template: 0/4 nodes match",
 	} {
 		path := gpuWorkload(file)
@@ -77,7 +78,7 @@ func TestGPUWorkloadReplicas(t *testing.T) {
 		}
 	}
 	var paths []string
-	for _, f := range []string{"raycluster.yaml", "jobset.yaml", "leaderworkerset.yaml", "pytorchjob.yaml", "volcano-job.yaml", "inferenceservice.yaml"} {
+	for _, f := range []string{"raycluster.yaml", "jobset.yaml", "leaderworkerset.yaml", "pytorchjob.yaml", "volcano-job.yaml", "inferenceservice.yaml", "trainjob.yaml"} {
 		paths = append(paths, gpuWorkload(f))
 	}
 	r := drv(t, append([]string{"input"}, paths...)...)
@@ -97,7 +98,8 @@ func TestGPUWorkloadReplicas(t *testing.T) {
 		"LeaderWorkerSet leaderTemplate": 2, "LeaderWorkerSet workerTemplate": 6,
 		"PyTorchJob pytorchReplicaSpecs.Master": 1, "PyTorchJob pytorchReplicaSpecs.Worker": 3,
 		"Job tasks[0] (launcher)": 1, "Job tasks[1] (worker)": 2,
-		"InferenceService predictor": 2,
+		"InferenceService predictor":              2,
+		"TrainJob podTemplateOverrides[0] (node)": 4,
 	}
 	if len(got) != len(want) {
 		t.Errorf("templates %v, want %v", got, want)

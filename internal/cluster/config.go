@@ -3,14 +3,17 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
@@ -41,6 +44,11 @@ type Client struct {
 	host string
 	cs   kubernetes.Interface
 	dyn  dynamic.Interface // custom resources: the GPU Operator's, GPU workloads
+	cfg  *rest.Config
+	http *http.Client // shared by every client of one run
+
+	restMu sync.Mutex
+	rest   map[schema.GroupVersion]rest.Interface
 
 	discovery    sync.Once
 	preferred    map[string]string // API group -> preferred version
@@ -62,15 +70,43 @@ func Connect(opt Options) (*Client, error) {
 func NewForConfig(cfg *rest.Config) (*Client, error) {
 	quietKlog.Do(func() { klog.SetLogger(logr.Discard()) })
 	cfg = tune(rest.CopyConfig(cfg))
-	cs, err := kubernetes.NewForConfig(cfg)
+	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: %v", Host(cfg), err)
 	}
-	dyn, err := dynamic.NewForConfig(cfg)
+	cs, err := kubernetes.NewForConfigAndClient(cfg, hc)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: %v", Host(cfg), err)
 	}
-	return &Client{host: Host(cfg), cs: cs, dyn: dyn}, nil
+	dyn, err := dynamic.NewForConfigAndClient(cfg, hc)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: %v", Host(cfg), err)
+	}
+	return &Client{host: Host(cfg), cs: cs, dyn: dyn, cfg: cfg, http: hc, rest: map[schema.GroupVersion]rest.Interface{}}, nil
+}
+
+// restClient is a typed REST client for one group/version, made once: how
+// every Kubernetes kind of inventory.Kinds is listed without a client per
+// kind spelled out.
+func (c *Client) restClient(gv schema.GroupVersion) (rest.Interface, error) {
+	c.restMu.Lock()
+	defer c.restMu.Unlock()
+	if rc, ok := c.rest[gv]; ok {
+		return rc, nil
+	}
+	cfg := rest.CopyConfig(c.cfg)
+	cfg.GroupVersion = &gv
+	cfg.APIPath = "/apis"
+	if gv.Group == "" {
+		cfg.APIPath = "/api"
+	}
+	cfg.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	rc, err := rest.RESTClientForConfigAndClient(cfg, c.http)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: %v", c.host, err)
+	}
+	c.rest[gv] = rc
+	return rc, nil
 }
 
 func restConfig(opt Options) (*rest.Config, error) {

@@ -4,22 +4,7 @@ import (
 	"context"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/drvcheck/drvcheck/internal/inventory"
 )
-
-// WorkloadKinds are the GPU workload custom resources (inventory's
-// CustomKinds), listed at the version the API server prefers, when it
-// serves them: a cluster without KubeRay has no RayClusters, which is no
-// error; a refusal is.
-func WorkloadKinds() []Kind {
-	out := make([]Kind, 0, len(inventory.CustomKinds))
-	for _, k := range inventory.CustomKinds {
-		out = append(out, Kind{Resource: k.Resource, Group: k.Group, ObjectKind: k.Kind})
-	}
-	return out
-}
 
 // served finds, through discovery, the version each group is served at
 // (its preferred one) and whether it has resource; groups not served are
@@ -61,44 +46,6 @@ func (c *Client) served(ctx context.Context, kinds []Kind) ([]Kind, error) {
 		}
 	}
 	return out, ctx.Err()
-}
-
-// readWorkloads lists every served GPU workload kind into inv.
-func (c *Client) readWorkloads(ctx context.Context, inv *inventory.Inventory, keepRaw bool) error {
-	kinds, err := c.served(ctx, WorkloadKinds())
-	if err != nil {
-		return err
-	}
-	lists := make([][]*unstructured.Unstructured, len(kinds))
-	ls := map[Kind]func(context.Context) error{}
-	for i, k := range kinds {
-		ls[k] = customLister(c.dyn, k, &lists[i])
-	}
-	if err := c.list(ctx, kinds, ls); err != nil {
-		return err
-	}
-	for _, list := range lists {
-		for _, u := range list {
-			if err := inv.AddLiveCustom(u.Object, keepRaw); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// splitCustom splits kinds into Kubernetes' own and the custom resources
-// (the GPU Operator's), which are listed only when the API serves them:
-// without their CRDs there is nothing to read and no permission to ask for.
-func splitCustom(kinds []Kind) (core, custom []Kind) {
-	for _, k := range kinds {
-		if k == ClusterPolicies || k == NVIDIADrivers {
-			custom = append(custom, k)
-		} else {
-			core = append(core, k)
-		}
-	}
-	return core, custom
 }
 
 // preferredVersions maps each API group the server serves to its

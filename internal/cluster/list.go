@@ -5,7 +5,12 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // PageSize is the limit of one LIST request: large enough that a fleet of
@@ -29,20 +34,43 @@ type pagingError struct{ msg string }
 
 func (e *pagingError) Error() string { return e.msg }
 
-// lister binds a typed List call to where its objects go.
-func lister[L metav1.ListInterface, T any](list func(context.Context, metav1.ListOptions) (L, error), items func(L) []T, dst *[]*T) func(context.Context) error {
-	return func(ctx context.Context) error {
-		out, err := listAll(ctx, list, items)
-		*dst = out
-		return err
+// listFunc lists one page.
+type listFunc func(context.Context, metav1.ListOptions) (runtime.Object, error)
+
+// lister returns how kind k is listed: Kubernetes' own kinds typed (in
+// protobuf, the cheapest to decode), custom resources as plain objects; a
+// custom resource the API does not serve (its CRD is not installed) lists
+// as empty.
+func (c *Client) lister(k Kind) (listFunc, error) {
+	if k.entry().Custom {
+		res := c.dyn.Resource(schema.GroupVersionResource{Group: k.Group, Version: k.Version, Resource: k.Resource})
+		return func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			l, err := res.List(ctx, opts)
+			if apierrors.IsNotFound(err) && opts.Continue == "" {
+				return &unstructured.UnstructuredList{}, nil
+			}
+			return l, err
+		}, nil
 	}
+	gv := schema.GroupVersion{Group: k.Group, Version: k.Version}
+	rc, err := c.restClient(gv)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		l, err := scheme.Scheme.New(gv.WithKind(k.ObjectKind + "List"))
+		if err != nil {
+			return nil, err
+		}
+		return l, rc.Get().Resource(k.Resource).VersionedParams(&opts, scheme.ParameterCodec).Do(ctx).Into(l)
+	}, nil
 }
 
 // listAll lists every object page by page, following continue tokens. The
 // pages are one consistent snapshot (the first page's resourceVersion).
-func listAll[L metav1.ListInterface, T any](ctx context.Context, list func(context.Context, metav1.ListOptions) (L, error), items func(L) []T) ([]*T, error) {
+func listAll(ctx context.Context, list listFunc) ([]runtime.Object, error) {
 	opts := metav1.ListOptions{Limit: PageSize}
-	var out []*T
+	var out []runtime.Object
 	seen := map[string]bool{}
 	for pages := 1; ; pages++ {
 		if pages > maxPages {
@@ -58,18 +86,23 @@ func listAll[L metav1.ListInterface, T any](ctx context.Context, list func(conte
 		if err != nil {
 			return nil, err
 		}
-		page := items(l)
+		lm, err := meta.ListAccessor(l)
+		if err != nil {
+			return nil, err
+		}
+		page, err := meta.ExtractList(l)
+		if err != nil {
+			return nil, err
+		}
 		if out == nil {
 			n := len(page)
-			if rest := l.GetRemainingItemCount(); rest != nil && *rest > 0 {
+			if rest := lm.GetRemainingItemCount(); rest != nil && *rest > 0 {
 				n += int(min(*rest, maxHint)) // the server's word, not a promise
 			}
-			out = make([]*T, 0, n)
+			out = make([]runtime.Object, 0, n)
 		}
-		for i := range page {
-			out = append(out, &page[i])
-		}
-		next := l.GetContinue()
+		out = append(out, page...)
+		next := lm.GetContinue()
 		if next == "" {
 			return out, nil
 		}

@@ -14,55 +14,83 @@ import (
 )
 
 // Read lists every object of kinds (AllKinds when empty), the kinds in
-// parallel, into an inventory marked Live. With keepRaw every object is also
+// parallel, into an inventory marked Live. Kubernetes' own kinds come
+// typed; custom resources only when the API serves them (discovery), as
+// plain objects decoded as a file's are. With keepRaw every object is also
 // kept as a map, as `kubectl get -o json` would print it, for custom rules.
 func (c *Client) Read(ctx context.Context, kinds []Kind, keepRaw bool) (*inventory.Inventory, error) {
-	workloads := len(kinds) == 0 // every kind: the GPU workload custom resources too
-	if workloads {
+	if len(kinds) == 0 {
 		kinds = AllKinds
 	}
-	var b batch
-	ls := listers(c.cs, c.dyn, &b)
-	core, custom := splitCustom(kinds)
-	if err := c.list(ctx, core, ls); err != nil {
-		return nil, err
-	}
-	// Custom resources after Kubernetes' own: only those the API serves.
-	custom, err := c.served(ctx, custom)
-	if err == nil {
-		err = c.list(ctx, custom, ls)
-	}
+	core, custom, err := c.split(kinds)
 	if err != nil {
 		return nil, err
 	}
-	inv, err := b.inventory(keepRaw)
-	if err != nil || !workloads {
-		return inv, err
-	}
-	if err := c.readWorkloads(ctx, inv, keepRaw); err != nil {
+	lists, err := c.list(ctx, core)
+	if err != nil {
 		return nil, err
+	}
+	// Custom resources after Kubernetes' own: only those the API serves.
+	custom, err = c.served(ctx, custom)
+	if err != nil {
+		return nil, err
+	}
+	customLists, err := c.list(ctx, custom)
+	if err != nil {
+		return nil, err
+	}
+	inv := &inventory.Inventory{Live: true}
+	for i, k := range core {
+		if err := inv.AddTyped(k.entry(), lists[i], keepRaw); err != nil {
+			return nil, fmt.Errorf("cluster %s: %s: %v", c.host, k, err)
+		}
+	}
+	for _, list := range customLists {
+		for _, o := range list {
+			if err := inv.AddLive(o.(runtime.Unstructured).UnstructuredContent(), keepRaw); err != nil {
+				return nil, fmt.Errorf("cluster %s: %v", c.host, err)
+			}
+		}
 	}
 	return inv, nil
 }
 
-// list lists kinds in parallel with ls. The first failing kind in the
-// order given is the error, so that the message does not depend on which
-// request finished first.
-func (c *Client) list(ctx context.Context, kinds []Kind, ls map[Kind]func(context.Context) error) error {
-	errs := make([]error, len(kinds))
-	var wg sync.WaitGroup
+// split splits kinds into Kubernetes' own and the custom resources; a
+// kind given twice is listed once.
+func (c *Client) split(kinds []Kind) (core, custom []Kind, err error) {
 	seen := map[Kind]bool{}
-	for i, k := range kinds {
-		list, ok := ls[k]
-		if !ok {
-			return fmt.Errorf("cluster: drvcheck does not read %s", k)
+	for _, k := range kinds {
+		e := k.entry()
+		if e == nil {
+			return nil, nil, fmt.Errorf("cluster: drvcheck does not read %s", k)
 		}
 		if seen[k] {
-			continue // a kind given twice is listed once
+			continue
 		}
 		seen[k] = true
+		if e.Custom {
+			custom = append(custom, k)
+		} else {
+			core = append(core, k)
+		}
+	}
+	return core, custom, nil
+}
+
+// list lists kinds in parallel. The first failing kind in the order given
+// is the error, so that the message does not depend on which request
+// finished first.
+func (c *Client) list(ctx context.Context, kinds []Kind) ([][]runtime.Object, error) {
+	out := make([][]runtime.Object, len(kinds))
+	errs := make([]error, len(kinds))
+	var wg sync.WaitGroup
+	for i, k := range kinds {
 		wg.Go(func() {
-			if err := list(ctx); err != nil {
+			list, err := c.lister(k)
+			if err == nil {
+				out[i], err = listAll(ctx, list)
+			}
+			if err != nil {
 				errs[i] = c.explain(err, "list", k)
 			}
 		})
@@ -70,10 +98,10 @@ func (c *Client) list(ctx context.Context, kinds []Kind, ls map[Kind]func(contex
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // Node gets one node by name.
@@ -86,54 +114,4 @@ func (c *Client) Node(ctx context.Context, name string) (*corev1.Node, error) {
 		return nil, c.explain(err, "get", Nodes)
 	}
 	return n, nil
-}
-
-// inventory assembles the batch. Objects keep the API server's order (by
-// namespace, then name).
-func (b *batch) inventory(keepRaw bool) (*inventory.Inventory, error) {
-	inv := &inventory.Inventory{
-		Nodes: b.nodes, Pods: b.pods, Namespaces: b.namespaces, PDBs: b.pdbs,
-		Deployments: b.deployments, ReplicaSets: b.replicaSets, StatefulSets: b.statefulSets,
-		DaemonSets: b.daemonSets, Jobs: b.jobs, CronJobs: b.cronJobs,
-		Live: true,
-	}
-	inv.Objects = len(b.nodes) + len(b.pods) + len(b.namespaces) + len(b.pdbs) + len(b.deployments) +
-		len(b.replicaSets) + len(b.statefulSets) + len(b.daemonSets) + len(b.jobs) + len(b.cronJobs)
-	if err := b.addOperator(inv, keepRaw); err != nil {
-		return nil, err
-	}
-	if !keepRaw {
-		return inv, nil
-	}
-	for _, add := range []func() error{
-		func() error { return addRaw(inv, Nodes, b.nodes) },
-		func() error { return addRaw(inv, Pods, b.pods) },
-		func() error { return addRaw(inv, PDBs, b.pdbs) },
-		func() error { return addRaw(inv, Deployments, b.deployments) },
-		func() error { return addRaw(inv, ReplicaSets, b.replicaSets) },
-		func() error { return addRaw(inv, StatefulSets, b.statefulSets) },
-		func() error { return addRaw(inv, DaemonSets, b.daemonSets) },
-		func() error { return addRaw(inv, Jobs, b.jobs) },
-		func() error { return addRaw(inv, CronJobs, b.cronJobs) },
-		func() error { return addRaw(inv, Namespaces, b.namespaces) },
-	} {
-		if err := add(); err != nil {
-			return nil, err
-		}
-	}
-	return inv, nil
-}
-
-// addRaw adds each object as a map with its apiVersion and kind, which list
-// items lack once decoded.
-func addRaw[T any](inv *inventory.Inventory, k Kind, objs []*T) error {
-	for _, o := range objs {
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
-		if err != nil {
-			return fmt.Errorf("cluster: %s: %v", k, err)
-		}
-		m["apiVersion"], m["kind"] = k.APIVersion(), k.ObjectKind
-		inv.AddRaw(m)
-	}
-	return nil
 }

@@ -13,14 +13,11 @@ import (
 	"github.com/drvcheck/drvcheck/internal/object"
 )
 
-// modelKinds are the workloads whose pods the file model holds (the
-// contract): Deployments, ReplicaSets and StatefulSets with their replicas,
-// and Pods. DaemonSet pods are left out (a drain ignores them), as are Jobs,
-// CronJobs and ReplicationControllers.
-var modelKinds = map[string]int{"Pod": 0, "Deployment": 1, "ReplicaSet": 2, "StatefulSet": 3}
-
 // filePods models the pods of workloads read from files, all Running and
-// Ready. A replica is named <workload>-<ordinal>. A ReplicaSet or Pod whose
+// Ready: those of the kinds marked Budgets in inventory.Kinds (the
+// contract's Deployments, ReplicaSets and StatefulSets with their
+// replicas, and Pods; ReplicationControllers). DaemonSet pods are left out
+// (a drain ignores them), as are Jobs' and CronJobs'. A replica is named <workload>-<ordinal>. A ReplicaSet or Pod whose
 // controller was read too is counted under that controller, not twice. A
 // Pod whose controller was not read counts as one replica of it.
 func (m *Model) filePods(inv *inventory.Inventory, where func(object.Ref) string) error {
@@ -31,7 +28,7 @@ func (m *Model) filePods(inv *inventory.Inventory, where func(object.Ref) string
 	}
 	var ws []*inventory.Workload
 	for _, w := range all {
-		if _, ok := modelKinds[w.Ref.Kind]; ok && (w.Owner == nil || !read[ownerRef(w)]) {
+		if w.Budgets() && (w.Owner == nil || !read[ownerRef(w)]) {
 			ws = append(ws, w)
 		}
 	}
@@ -39,7 +36,7 @@ func (m *Model) filePods(inv *inventory.Inventory, where func(object.Ref) string
 		return err
 	}
 	slices.SortStableFunc(ws, func(a, b *inventory.Workload) int {
-		return cmp.Or(modelKinds[a.Ref.Kind]-modelKinds[b.Ref.Kind],
+		return cmp.Or(a.Kind.Index()-b.Kind.Index(),
 			strings.Compare(a.Ref.Namespace, b.Ref.Namespace), strings.Compare(a.Ref.Name, b.Ref.Name))
 	})
 	orphans := map[string]int32{} // pods per controller that was not read

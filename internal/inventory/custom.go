@@ -15,46 +15,12 @@ import (
 	"github.com/drvcheck/drvcheck/internal/operator"
 )
 
-// CustomKind is a custom resource that makes pods from pod templates
-// inside it: the GPU workloads of KubeRay, Kubeflow, JobSet,
-// LeaderWorkerSet, Volcano and KServe. Their templates are checked for
-// scheduling as any pod template is; their pods are not modelled for
-// budgets.
-type CustomKind struct {
-	Group, Kind string
-	Resource    string // as RBAC and the API name it
-	// templates lists where the object's pod templates sit, from its spec.
-	templates func(spec map[string]any) []templateAt
-}
-
 // templateAt is one pod template of a custom resource.
 type templateAt struct {
 	name     string // which template, e.g. workerGroupSpecs[0]
 	path     []any  // from the manifest's root to the template
 	bare     bool   // path leads to a pod spec itself, not a template
 	replicas int32
-}
-
-// CustomKinds are the GPU workload kinds drvcheck reads, with where their
-// pod templates are (each project's API types).
-var CustomKinds = []CustomKind{
-	{"ray.io", "RayCluster", "rayclusters", rayTemplates("spec")},
-	{"ray.io", "RayJob", "rayjobs", rayTemplates("spec", "rayClusterSpec")},
-	{"ray.io", "RayService", "rayservices", rayTemplates("spec", "rayClusterConfig")},
-	{"kubeflow.org", "PyTorchJob", "pytorchjobs", replicaSpecs("pytorchReplicaSpecs")},
-	{"jobset.x-k8s.io", "JobSet", "jobsets", jobSetTemplates},
-	{"leaderworkerset.x-k8s.io", "LeaderWorkerSet", "leaderworkersets", lwsTemplates},
-	{"batch.volcano.sh", "Job", "jobs", volcanoTemplates},
-	{"serving.kserve.io", "InferenceService", "inferenceservices", kserveTemplates},
-}
-
-func customKind(group, kind string) *CustomKind {
-	for i := range CustomKinds {
-		if k := &CustomKinds[i]; k.Group == group && k.Kind == kind {
-			return k
-		}
-	}
-	return nil
 }
 
 // rayTemplates: the head group (one pod) and each worker group (replicas,
@@ -138,6 +104,40 @@ func lwsTemplates(spec map[string]any) []templateAt {
 	return out
 }
 
+// trainJobTemplates: a Kubeflow Trainer TrainJob's pods come from its
+// runtime's JobSet, which this file does not hold; what it does hold is
+// each podTemplateOverrides entry, the scheduling fields (nodeSelector,
+// affinity, tolerations) that replace the runtime's for the jobs it
+// targets. The node job runs numNodes pods.
+func trainJobTemplates(spec map[string]any) []templateAt {
+	overrides, _ := spec["podTemplateOverrides"].([]any)
+	trainer, _ := spec["trainer"].(map[string]any)
+	nodes := count(trainer, "numNodes", 1)
+	var out []templateAt
+	for i, o := range overrides {
+		om, _ := o.(map[string]any)
+		if _, ok := om["spec"].(map[string]any); !ok {
+			continue
+		}
+		var jobs []string
+		replicas := int32(1)
+		targets, _ := om["targetJobs"].([]any)
+		for _, t := range targets {
+			name, _ := load.At(t, "name").(string)
+			jobs = append(jobs, name)
+			if name == "node" {
+				replicas = nodes
+			}
+		}
+		name := fmt.Sprintf("podTemplateOverrides[%d]", i)
+		if len(jobs) > 0 {
+			name += " (" + strings.Join(jobs, ", ") + ")"
+		}
+		out = append(out, templateAt{name: name, path: []any{"spec", "podTemplateOverrides", i, "spec"}, bare: true, replicas: replicas})
+	}
+	return out
+}
+
 // volcanoTemplates: each task's template and replicas.
 func volcanoTemplates(spec map[string]any) []templateAt {
 	tasks, _ := spec["tasks"].([]any)
@@ -191,13 +191,13 @@ type customObject struct {
 // decodeCustom reads the pod templates of a known GPU workload kind, or,
 // for another custom resource, any pod template found in it (Generic).
 // It returns nil for objects without any.
-func decodeCustom(o *load.Object, group string) (*customObject, error) {
+func decodeCustom(o *load.Object, group string, k *Kind) (*customObject, error) {
 	spec, _ := o.Raw["spec"].(map[string]any)
 	var ts []templateAt
 	generic := false
-	if k := customKind(group, o.Kind); k != nil {
+	if k != nil && k.templates != nil {
 		ts = k.templates(spec)
-	} else if isCustomGroup(group) {
+	} else if isCustomGroup(group) && !templateOnly[group+"/"+o.Kind] {
 		ts, generic = findTemplates(spec, []any{"spec"}, 0), true
 	}
 	if len(ts) == 0 {
@@ -218,7 +218,7 @@ func decodeCustom(o *load.Object, group string) (*customObject, error) {
 		if err != nil {
 			return nil, err
 		}
-		w.Generic = generic
+		w.Generic, w.Kind = generic, k
 		c.workloads = append(c.workloads, w)
 	}
 	return c, nil
@@ -286,33 +286,10 @@ func dottedPath(p []any) string {
 
 // decodeCustomObject is decodeCustom for decode: no templates is nil, not
 // a nil *customObject.
-func decodeCustomObject(o *load.Object, group string) (any, error) {
-	c, err := decodeCustom(o, group)
+func decodeCustomObject(o *load.Object, group string, k *Kind) (any, error) {
+	c, err := decodeCustom(o, group, k)
 	if c == nil || err != nil {
 		return nil, err
 	}
 	return c, nil
-}
-
-// AddLiveCustom decodes a custom resource listed from a cluster (its
-// apiVersion and kind set) into inv, as file mode does.
-func (inv *Inventory) AddLiveCustom(raw map[string]any, keepRaw bool) error {
-	o := &load.Object{Raw: raw}
-	o.APIVersion, _ = raw["apiVersion"].(string)
-	o.Kind, _ = raw["kind"].(string)
-	if meta, ok := raw["metadata"].(map[string]any); ok {
-		o.Name, _ = meta["name"].(string)
-		o.Namespace, _ = meta["namespace"].(string)
-	}
-	group, _ := splitAPIVersion(o.APIVersion)
-	c, err := decodeCustom(o, group)
-	if err != nil || c == nil {
-		return err
-	}
-	inv.Custom = append(inv.Custom, c)
-	inv.Objects++
-	if keepRaw {
-		inv.AddRaw(raw)
-	}
-	return nil
 }

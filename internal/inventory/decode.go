@@ -2,64 +2,12 @@ package inventory
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/drvcheck/drvcheck/internal/load"
-	"github.com/drvcheck/drvcheck/internal/operator"
 )
-
-// kind is how one kind drvcheck reads is recognised, decoded and kept.
-type kind struct {
-	group, version string
-	typ            reflect.Type // the API type, e.g. corev1.Node
-	decode         func(raw map[string]any) (metav1.Object, error)
-	add            func(inv *Inventory, x metav1.Object)
-}
-
-func kindOf[T any, P interface {
-	*T
-	metav1.Object
-}](group, version string, add func(*Inventory, P)) kind {
-	return kind{
-		group: group, version: version, typ: reflect.TypeFor[T](),
-		decode: func(raw map[string]any) (metav1.Object, error) {
-			x := P(new(T))
-			return x, k8sruntime.DefaultUnstructuredConverter.FromUnstructured(raw, x)
-		},
-		add: func(inv *Inventory, x metav1.Object) { add(inv, x.(P)) },
-	}
-}
-
-var kinds = map[string]kind{
-	"Node":      kindOf("", "v1", func(inv *Inventory, x *corev1.Node) { inv.Nodes = append(inv.Nodes, x) }),
-	"Pod":       kindOf("", "v1", func(inv *Inventory, x *corev1.Pod) { inv.Pods = append(inv.Pods, x) }),
-	"Namespace": kindOf("", "v1", func(inv *Inventory, x *corev1.Namespace) { inv.Namespaces = append(inv.Namespaces, x) }),
-	"ReplicationController": kindOf("", "v1", func(inv *Inventory, x *corev1.ReplicationController) {
-		inv.ReplicationControllers = append(inv.ReplicationControllers, x)
-	}),
-	"Deployment":          kindOf("apps", "v1", func(inv *Inventory, x *appsv1.Deployment) { inv.Deployments = append(inv.Deployments, x) }),
-	"ReplicaSet":          kindOf("apps", "v1", func(inv *Inventory, x *appsv1.ReplicaSet) { inv.ReplicaSets = append(inv.ReplicaSets, x) }),
-	"StatefulSet":         kindOf("apps", "v1", func(inv *Inventory, x *appsv1.StatefulSet) { inv.StatefulSets = append(inv.StatefulSets, x) }),
-	"DaemonSet":           kindOf("apps", "v1", func(inv *Inventory, x *appsv1.DaemonSet) { inv.DaemonSets = append(inv.DaemonSets, x) }),
-	"Job":                 kindOf("batch", "v1", func(inv *Inventory, x *batchv1.Job) { inv.Jobs = append(inv.Jobs, x) }),
-	"CronJob":             kindOf("batch", "v1", func(inv *Inventory, x *batchv1.CronJob) { inv.CronJobs = append(inv.CronJobs, x) }),
-	"PodDisruptionBudget": kindOf("policy", "v1", func(inv *Inventory, x *policyv1.PodDisruptionBudget) { inv.PDBs = append(inv.PDBs, x) }),
-	// The GPU Operator's configuration (internal/operator), cluster-scoped.
-	"ClusterPolicy": kindOf(operator.Group, operator.ClusterPolicyVersion, func(inv *Inventory, x *operator.ClusterPolicy) {
-		inv.ClusterPolicies = append(inv.ClusterPolicies, x)
-	}),
-	"NVIDIADriver": kindOf(operator.Group, operator.NVIDIADriverVersion, func(inv *Inventory, x *operator.NVIDIADriver) {
-		inv.NVIDIADrivers = append(inv.NVIDIADrivers, x)
-	}),
-}
 
 // FromObjects decodes loaded manifests and builds the inventory; see
 // Decoder and FromDecoded, which do the same in two steps.
@@ -126,7 +74,8 @@ func FromDecoded(objs []*load.Object, keepRaw bool) (*Inventory, error) {
 		if prev := inv.Origin(o.Ref()); prev != nil {
 			return nil, fmt.Errorf("%s: defined twice, also at %s:%d", o.Where(), prev.Source.Name, prev.Line)
 		}
-		kinds[o.Kind].add(inv, x)
+		group, _ := splitAPIVersion(o.APIVersion)
+		Lookup(group, o.Kind).typed.add(inv, x)
 		o.Decoded = nil // the inventory holds it now
 		inv.SetOrigin(o)
 	}
@@ -137,33 +86,33 @@ func FromDecoded(objs []*load.Object, keepRaw bool) (*Inventory, error) {
 // with pod templates decodes to a *customObject.
 func decode(o *load.Object) (any, error) {
 	group, version := splitAPIVersion(o.APIVersion)
-	k, known := kinds[o.Kind]
-	if !known || group != k.group {
-		return decodeCustomObject(o, group)
+	k := Lookup(group, o.Kind)
+	if k == nil || k.typed == nil {
+		return decodeCustomObject(o, group, k)
 	}
-	if o.Namespace == "" && !load.ClusterScoped[o.Kind] {
+	if o.Namespace == "" && k.Namespaced {
 		o.Namespace = load.DefaultNamespace
 	}
-	if version != k.version {
+	if version != k.Version {
 		return nil, fmt.Errorf("%s: apiVersion %s is not served by current Kubernetes; use %s",
-			o.Where(), o.APIVersion, joinAPIVersion(k.group, k.version))
+			o.Where(), o.APIVersion, k.APIVersion())
 	}
-	x, err := k.decode(o.Raw)
+	x, err := k.typed.decode(o.Raw)
 	if err != nil {
-		if p, why := mismatch(o.Raw, k.typ, nil); p != nil {
+		if p, why := mismatch(o.Raw, k.typed.typ, nil); p != nil {
 			return nil, fmt.Errorf("%s: %s: %s", atField(o, p), dotted(p), why)
 		}
 		return nil, fmt.Errorf("%s: %s", o.Where(), conversionError(err))
 	}
 	if o.Wide() {
-		if p := overflow(o.Raw, k.typ, nil); p != nil {
+		if p := overflow(o.Raw, k.typed.typ, nil); p != nil {
 			return nil, fmt.Errorf("%s: %s: %v does not fit the field's 32 bits", atField(o, p), dotted(p), load.At(o.Raw, p...))
 		}
 	}
 	if o.Namespace != "" {
 		x.SetNamespace(o.Namespace)
 	}
-	if errs := validate(x); len(errs) > 0 {
+	if errs := validate(k, x); len(errs) > 0 {
 		return nil, fmt.Errorf("%s: %s: the API server refuses it", atField(o, fieldPath(errs[0].Field)), errs[0].Error())
 	}
 	return x, nil

@@ -12,21 +12,22 @@ type Meta struct {
 }
 
 // Metas lists every typed object with its metadata: workloads (in the order
-// of Workloads), then Nodes, PodDisruptionBudgets and Namespaces. Exceptions
-// read annotations from it and reports list the objects that were checked.
+// of Workloads), then the other kinds of Kinds that rules report on (Nodes,
+// PodDisruptionBudgets, Namespaces). Exceptions read annotations from it
+// and reports list the objects that were checked.
 func (inv *Inventory) Metas() []Meta {
 	var out []Meta
 	for _, w := range inv.Workloads() {
 		out = append(out, Meta{Ref: w.Ref, Meta: w.Meta})
 	}
-	for _, n := range inv.Nodes {
-		out = append(out, Meta{Ref: object.Ref{Kind: "Node", Name: n.Name}, Meta: &n.ObjectMeta})
-	}
-	for _, p := range inv.PDBs {
-		out = append(out, Meta{Ref: object.Ref{Kind: "PodDisruptionBudget", Namespace: p.Namespace, Name: p.Name}, Meta: &p.ObjectMeta})
-	}
-	for _, n := range inv.Namespaces {
-		out = append(out, Meta{Ref: object.Ref{Kind: "Namespace", Name: n.Name}, Meta: &n.ObjectMeta})
+	for _, k := range Kinds {
+		if k.typed == nil || k.MakesPods() || k.Custom {
+			continue
+		}
+		for _, x := range k.typed.objects(inv) {
+			m := objectMeta(x)
+			out = append(out, Meta{Ref: object.Ref{Kind: k.Name, Namespace: m.Namespace, Name: m.Name}, Meta: m})
+		}
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package inventory
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -27,15 +26,15 @@ func (u Unread) String() string {
 // unreadWhy says why o, which was not decoded, looks like it should have
 // been, or "" when it is simply a kind no rule reads (a ConfigMap, a CRD).
 func unreadWhy(o *load.Object) string {
-	if k, ok := kinds[o.Kind]; ok {
+	if k := byName(o.Kind); k != nil {
 		// Another group: a custom resource named like a built-in kind is
 		// not, but the groups these kinds were served in before are.
 		if group, _ := splitAPIVersion(o.APIVersion); group == "extensions" {
-			return "that apiVersion is no longer served; use " + joinAPIVersion(k.group, k.version)
+			return "that apiVersion is no longer served; use " + k.APIVersion()
 		}
 		return ""
 	}
-	for _, name := range slices.Sorted(maps.Keys(kinds)) {
+	for _, name := range typedNames() {
 		if strings.EqualFold(name, o.Kind) || (len(name) >= 7 && distance(name, o.Kind) <= 2) {
 			return "no such kind; did you mean " + name + "?"
 		}
@@ -77,4 +76,17 @@ func distance(a, b string) int {
 		prev = cur
 	}
 	return prev[len(b)]
+}
+
+// typedNames are the names of the kinds with an API type, sorted: those a
+// misspelt kind is compared with.
+func typedNames() []string {
+	var out []string
+	for _, k := range Kinds {
+		if k.typed != nil {
+			out = append(out, k.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

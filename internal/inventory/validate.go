@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,38 +16,32 @@ import (
 // verdicts rest on, in its words: a spec the API server refuses never
 // reaches a cluster, so judging it would answer for an object that cannot
 // exist, a PodDisruptionBudget with minAvailable -1 passing, say.
-func validate(x metav1.Object) field.ErrorList {
-	spec := field.NewPath("spec")
-	switch o := x.(type) {
-	case *policyv1.PodDisruptionBudget:
-		return validateBudget(&o.Spec, spec)
-	case *corev1.Pod:
-		return validatePodSpec(&o.Spec, spec)
-	case *appsv1.Deployment:
-		return append(nonNegative(o.Spec.Replicas, spec.Child("replicas")), validatePodSpec(&o.Spec.Template.Spec, templateSpec)...)
-	case *appsv1.ReplicaSet:
-		return append(nonNegative(o.Spec.Replicas, spec.Child("replicas")), validatePodSpec(&o.Spec.Template.Spec, templateSpec)...)
-	case *appsv1.StatefulSet:
-		return append(nonNegative(o.Spec.Replicas, spec.Child("replicas")), validatePodSpec(&o.Spec.Template.Spec, templateSpec)...)
-	case *appsv1.DaemonSet:
-		return validatePodSpec(&o.Spec.Template.Spec, templateSpec)
-	case *batchv1.Job:
-		return append(nonNegative(o.Spec.Parallelism, spec.Child("parallelism")), validatePodSpec(&o.Spec.Template.Spec, templateSpec)...)
-	case *batchv1.CronJob:
-		job := spec.Child("jobTemplate", "spec")
-		return append(nonNegative(o.Spec.JobTemplate.Spec.Parallelism, job.Child("parallelism")),
-			validatePodSpec(&o.Spec.JobTemplate.Spec.Template.Spec, job.Child("template", "spec"))...)
-	case *corev1.ReplicationController:
-		errs := nonNegative(o.Spec.Replicas, spec.Child("replicas"))
-		if o.Spec.Template != nil {
-			errs = append(errs, validatePodSpec(&o.Spec.Template.Spec, templateSpec)...)
-		}
-		return errs
+func validate(k *Kind, x metav1.Object) field.ErrorList {
+	if b, ok := x.(*policyv1.PodDisruptionBudget); ok {
+		return validateBudget(&b.Spec, field.NewPath("spec"))
 	}
-	return nil
+	if k.typed.templates == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	for _, t := range k.typed.templates(x) {
+		errs = append(errs, nonNegative(t.count, pathOf(t.countPath))...)
+		errs = append(errs, validatePodSpec(&t.template.Spec, pathOf(t.path))...)
+	}
+	return errs
 }
 
-var templateSpec = field.NewPath("spec", "template", "spec")
+// pathOf is a manifest path as the API server writes it.
+func pathOf(p []any) *field.Path {
+	if len(p) == 0 {
+		return nil
+	}
+	out := field.NewPath(p[0].(string))
+	for _, x := range p[1:] {
+		out = out.Child(x.(string))
+	}
+	return out
+}
 
 func nonNegative(v *int32, p *field.Path) field.ErrorList {
 	if v != nil && *v < 0 {

@@ -6,11 +6,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Workload is anything that makes pods, seen through its pod template: a
-// bare Pod, a Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob
-// (through its jobTemplate) or ReplicationController.
+// Workload is one pod template of anything that makes pods (the kinds of
+// Kinds with Pods set): a bare Pod, a Deployment, a CronJob through its
+// jobTemplate, a RayCluster's worker group.
 type Workload struct {
 	Ref         object.Ref
+	Kind        *Kind              // its entry in Kinds
 	Meta        *metav1.ObjectMeta // the workload's own metadata
 	Template    *corev1.PodTemplateSpec
 	Replicas    int32 // desired pods; 1 for a Pod; 0 for a DaemonSet (one per node)
@@ -29,60 +30,42 @@ type Workload struct {
 	Custom, Generic bool
 }
 
-var (
-	podSpecPath      = []any{"spec"}
-	templateSpecPath = []any{"spec", "template", "spec"}
-	cronSpecPath     = []any{"spec", "jobTemplate", "spec", "template", "spec"}
-)
-
-// Workloads lists every workload in a stable order: by kind as below, then
-// as read.
+// Workloads lists every workload in a stable order: by kind as in Kinds,
+// then as read; custom resources' templates last, as read.
 func (inv *Inventory) Workloads() []*Workload {
 	var out []*Workload
-	add := func(kind string, m *metav1.ObjectMeta, t *corev1.PodTemplateSpec, replicas *int32, path []any) *Workload {
-		w := &Workload{
-			Ref:         object.Ref{Kind: kind, Namespace: m.Namespace, Name: m.Name},
-			Meta:        m,
-			Template:    t,
-			Replicas:    Replicas(replicas),
-			SpecPath:    path,
-			Controllers: true,
-			Owner:       metav1.GetControllerOfNoCopy(m),
+	for _, k := range Kinds {
+		if k.typed == nil || k.typed.templates == nil {
+			continue
 		}
-		out = append(out, w)
-		return w
-	}
-	for _, p := range inv.Pods {
-		w := add("Pod", &p.ObjectMeta, &corev1.PodTemplateSpec{ObjectMeta: p.ObjectMeta, Spec: p.Spec}, nil, podSpecPath)
-		w.Controllers = w.Owner != nil
-	}
-	for _, d := range inv.Deployments {
-		add("Deployment", &d.ObjectMeta, &d.Spec.Template, d.Spec.Replicas, templateSpecPath)
-	}
-	for _, r := range inv.ReplicaSets {
-		add("ReplicaSet", &r.ObjectMeta, &r.Spec.Template, r.Spec.Replicas, templateSpecPath)
-	}
-	for _, s := range inv.StatefulSets {
-		add("StatefulSet", &s.ObjectMeta, &s.Spec.Template, s.Spec.Replicas, templateSpecPath)
-	}
-	for _, d := range inv.DaemonSets {
-		w := add("DaemonSet", &d.ObjectMeta, &d.Spec.Template, nil, templateSpecPath)
-		w.Replicas, w.DaemonSet = 0, true
-	}
-	for _, j := range inv.Jobs {
-		add("Job", &j.ObjectMeta, &j.Spec.Template, j.Spec.Parallelism, templateSpecPath)
-	}
-	for _, c := range inv.CronJobs {
-		add("CronJob", &c.ObjectMeta, &c.Spec.JobTemplate.Spec.Template, c.Spec.JobTemplate.Spec.Parallelism, cronSpecPath)
-	}
-	for _, r := range inv.ReplicationControllers {
-		if r.Spec.Template == nil {
-			continue // no template, no pods
+		for _, x := range k.typed.objects(inv) {
+			m := objectMeta(x)
+			for _, t := range k.typed.templates(x) {
+				w := &Workload{
+					Ref:         object.Ref{Kind: k.Name, Namespace: m.Namespace, Name: m.Name},
+					Kind:        k,
+					Meta:        m,
+					Template:    t.template,
+					Replicas:    Replicas(t.count),
+					SpecPath:    t.path,
+					Controllers: true,
+					Owner:       metav1.GetControllerOfNoCopy(m),
+				}
+				switch {
+				case t.daemon:
+					w.Replicas, w.DaemonSet = 0, true
+				case k.Name == "Pod":
+					w.Controllers = w.Owner != nil
+				}
+				out = append(out, w)
+			}
 		}
-		add("ReplicationController", &r.ObjectMeta, r.Spec.Template, r.Spec.Replicas, templateSpecPath)
 	}
 	for _, c := range inv.Custom {
 		out = append(out, c.workloads...)
 	}
 	return out
 }
+
+// Budgets tells whether the file model holds the workload's pods.
+func (w *Workload) Budgets() bool { return w.Kind != nil && w.Kind.Budgets }

@@ -1,0 +1,64 @@
+package inventory
+
+import (
+	"flag"
+	"os"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the kinds table of docs/input.md")
+
+// TestKindsTable keeps the kinds table of docs/input.md what Kinds says.
+func TestKindsTable(t *testing.T) {
+	const path = "../../docs/input.md"
+	const begin, end = "<!-- kinds:begin -->\n", "<!-- kinds:end -->"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
+	if i < 0 || j < i {
+		t.Fatalf("%s: no %q … %q section", path, begin, end)
+	}
+	got, want := doc[i+len(begin):j], KindsTable()
+	if got == want {
+		return
+	}
+	if *update {
+		if err := os.WriteFile(path, []byte(doc[:i+len(begin)]+want+doc[j:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s's kinds table is not inventory.Kinds'; run go test ./internal/inventory -run KindsTable -update\ngot:\n%s\nwant:\n%s", path, got, want)
+}
+
+// TestKindsAreWhole: every kind says how it is served and, when it makes
+// pods, how; a typed kind decodes, a custom workload finds templates.
+func TestKindsAreWhole(t *testing.T) {
+	seen := map[string]bool{}
+	for _, k := range Kinds {
+		id := k.Group + "/" + k.Name
+		if seen[id] {
+			t.Errorf("%s twice", id)
+		}
+		seen[id] = true
+		if k.Resource == "" || (k.Version == "" && !k.Custom) {
+			t.Errorf("%s: resource %q, version %q", id, k.Resource, k.Version)
+		}
+		if (k.typed == nil) == (k.templates == nil) {
+			t.Errorf("%s: a kind is either typed or a custom workload", id)
+		}
+		if k.MakesPods() != (k.Templates != "") || (k.templates != nil && !k.MakesPods()) {
+			t.Errorf("%s: templates %q, pods %q", id, k.Templates, k.Pods)
+		}
+		if k.typed != nil && (k.typed.templates != nil) != k.MakesPods() {
+			t.Errorf("%s: the docs and the API type disagree on whether it makes pods", id)
+		}
+		if k.Budgets && k.typed == nil {
+			t.Errorf("%s: budgets need a typed kind", id)
+		}
+	}
+}
