@@ -20,7 +20,7 @@ type Loading struct {
 	MaxFileSize  Bytes    `json:"max-file-size" usage:"the most one input file (or stdin) may hold, e.g. 512Mi"`
 	MaxInputSize Bytes    `json:"max-input-size" usage:"the most all inputs together may hold, e.g. 2Gi"`
 	NoRender     bool     `json:"no-render" usage:"walk a folder with a kustomization.yaml or a Helm Chart.yaml file by file instead of building or rendering it"`
-	HelmValues   []string `json:"helm-values" path:"" usage:"values file every Helm chart is rendered with, over its values.yaml; repeatable"`
+	HelmValues   []string `json:"helm-values" path:"" usage:"values file every Helm chart is rendered with, over its values.yaml, or CHART=FILE for the chart named CHART (in Chart.yaml, or its folder) only; repeatable"`
 	HelmSet      []string `json:"helm-set" usage:"KEY=VALUE every Helm chart is rendered with, as helm --set; repeatable"`
 	Strict       bool     `json:"strict" usage:"fail on a file that holds no Kubernetes object (a workflow, a playbook, Helm values or templates outside a chart) instead of skipping it"`
 }

@@ -1,9 +1,7 @@
 package inventory
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -139,31 +137,6 @@ func (k *Kind) Index() int { return slices.Index(Kinds, k) }
 
 // MakesPods tells workload kinds from the others.
 func (k *Kind) MakesPods() bool { return k.Pods != "" }
-
-// KindsTable is the table of docs/input.md, from Kinds.
-func KindsTable() string {
-	var b strings.Builder
-	b.WriteString("| kind | apiVersion | resource | pod templates | pods per template | budgets |\n|---|---|---|---|---|---|\n")
-	for _, k := range Kinds {
-		av := k.APIVersion()
-		if k.Version == "" {
-			av = k.Group + "/*"
-		}
-		budgets := ""
-		if k.Budgets {
-			budgets = "yes"
-		}
-		fmt.Fprintf(&b, "| `%s` | `%s` | `%s` | %s | %s | %s |\n", k.Name, av, k.String(), orDash(k.Templates), orDash(k.Pods), budgets)
-	}
-	return b.String()
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "–"
-	}
-	return s
-}
 
 // The API types of Kubernetes' own kinds and the operator's.
 var (

@@ -55,6 +55,7 @@ func Load(paths []string, opt Options) ([]*Object, error) {
 		return nil, err
 	}
 	budget := newBudget(opt)
+	opt.Helm.used = &sync.Map{}
 	results := make([][]*Object, len(files))
 	errs := make([]error, len(files))
 	jobs := make(chan int)
@@ -83,7 +84,10 @@ func Load(paths []string, opt Options) ([]*Object, error) {
 	if opt.NoRender {
 		return out, nil
 	}
-	return follow(out, opt)
+	if out, err = follow(out, opt); err != nil {
+		return nil, err
+	}
+	return out, opt.Helm.unusedScoped()
 }
 
 func readSource(src *Source, opt Options, budget *budget) ([]*Object, error) {

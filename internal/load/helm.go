@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	commonutil "helm.sh/helm/v4/pkg/chart/common/util"
@@ -20,10 +21,13 @@ import (
 
 // HelmValues are the values every chart is rendered with, over its own
 // values.yaml: files (--helm-values) then key=value pairs (--helm-set), as
-// helm template applies them.
+// helm template applies them. A file written CHART=FILE is for one chart
+// only: the one named CHART in its Chart.yaml, or in the folder CHART.
 type HelmValues struct {
 	Files []string
 	Set   []string
+
+	used *sync.Map // the CHART=FILE entries some chart took
 
 	// What a GitOps object that deploys the chart gives (follow.go): the
 	// release, and values under the user's.
@@ -53,6 +57,7 @@ func renderChart(dir string, hv HelmValues) ([]*Object, error) {
 	if err := localDependencies(ch, where); err != nil {
 		return nil, err
 	}
+	hv.Files = hv.filesFor(dir, ch.Name())
 	vals, err := helmValues(hv)
 	if err != nil {
 		return nil, err
@@ -107,6 +112,39 @@ func localDependencies(ch *chart.Chart, where string) error {
 	for _, d := range ch.Metadata.Dependencies {
 		if !have[d.Name] {
 			return fmt.Errorf("%s: dependency %s (%s) is not in charts/; drvcheck renders local charts only (helm dependency build first)", where, d.Name, d.Repository)
+		}
+	}
+	return nil
+}
+
+// filesFor keeps the values files for every chart and those written
+// CHART=FILE for the chart called name in dir.
+func (hv HelmValues) filesFor(dir, name string) []string {
+	var out []string
+	for _, f := range hv.Files {
+		chart, file, scoped := strings.Cut(f, "=")
+		if !scoped {
+			out = append(out, f)
+			continue
+		}
+		if chart == name || filepath.Clean(chart) == filepath.Clean(dir) {
+			out = append(out, file)
+			if hv.used != nil {
+				hv.used.Store(f, true)
+			}
+		}
+	}
+	return out
+}
+
+// unusedScoped is the first CHART=FILE no rendered chart took: a values
+// file that silently applied to nothing would pass a chart never checked
+// with it.
+func (hv HelmValues) unusedScoped() error {
+	for _, f := range hv.Files {
+		chart, _, scoped := strings.Cut(f, "=")
+		if _, used := hv.used.Load(f); scoped && !used {
+			return fmt.Errorf("--helm-values %s: no chart named %s (in Chart.yaml, or as its folder) was rendered", f, chart)
 		}
 	}
 	return nil

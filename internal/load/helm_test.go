@@ -73,3 +73,32 @@ func TestRenderChartErrors(t *testing.T) {
 		}
 	}
 }
+
+// CHART=FILE values reach that chart only, named by Chart.yaml or by its
+// folder; one that names no rendered chart is an error, not a silent pass.
+func TestScopedHelmValues(t *testing.T) {
+	chart := filepath.Join(gitops, "charts", "gpu-inference")
+	values := filepath.Join(t.TempDir(), "v.yaml")
+	if err := os.WriteFile(values, []byte("replicaCount: 9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	replicas := func(files ...string) (any, error) {
+		objs, err := Load([]string{chart}, Options{Helm: HelmValues{Files: files}})
+		if err != nil {
+			return nil, err
+		}
+		return objs[0].Raw["spec"].(map[string]any)["replicas"], nil
+	}
+	for _, scope := range []string{"gpu-inference", chart, chart + "/"} {
+		if got, err := replicas(scope + "=" + values); err != nil || got != int64(9) {
+			t.Errorf("%s=FILE: replicas %v, %v; want 9", scope, got, err)
+		}
+	}
+	_, err := replicas("other-chart=" + values)
+	if err == nil || !strings.Contains(err.Error(), "--helm-values other-chart="+values+": no chart named other-chart") {
+		t.Errorf("a scope no chart has: %v", err)
+	}
+	if got, err := replicas(values); err != nil || got != int64(9) {
+		t.Errorf("unscoped: replicas %v, %v; want 9", got, err)
+	}
+}
