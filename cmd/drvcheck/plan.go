@@ -8,6 +8,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/operator"
 	"github.com/drvcheck/drvcheck/internal/plan"
 	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/internal/runner"
@@ -19,11 +20,14 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	var all bool
 	o.fs.StringVar(&opt.Driver, "driver", "", "the driver version to upgrade to, e.g. 550.90.07 (required)")
 	o.fs.BoolVar(&all, "all", false, "simulate the rolling upgrade of every GPU node instead of planning one")
-	o.fs.IntVar(&opt.MaxParallel, "max-parallel-upgrades", 1, "with --all: nodes upgraded at once, as driver.upgradePolicy.maxParallelUpgrades (0 = all)")
-	o.fs.BoolVar(&opt.Flags.Force, "force", false, "the drain deletes pods without a controller (kubectl drain --force; drain.force)")
-	o.fs.BoolVar(&opt.Flags.DeleteEmptyDir, "delete-emptydir-data", false, "the drain deletes pods with emptyDir volumes (drain.deleteEmptyDir)")
+	o.fs.BoolVar(&opt.Flags.Force, "force", false, "NODE: kubectl drain --force, which deletes pods without a controller")
+	o.fs.BoolVar(&opt.Flags.DeleteEmptyDir, "delete-emptydir-data", false, "NODE: kubectl drain --delete-emptydir-data, which deletes pods with emptyDir volumes")
+	pf := addPolicyFlags(o)
 	o.addClusterFlags()
 	if err := o.parse(args); err != nil {
+		return err
+	}
+	if err := checkPlanFlags(o, all); err != nil {
 		return err
 	}
 	if opt.Driver == "" {
@@ -43,11 +47,14 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		}
 		node, paths = paths[0], paths[1:]
 	}
-	m, after, err := upgradeFacts(ctx, e, o, paths, node, opt.Driver)
+	m, after, profile, err := upgradeFacts(ctx, e, o, paths, node, opt.Driver)
 	if err != nil {
 		return err
 	}
 	if all {
+		if opt.Policy, err = operator.Policies(profile, pf.given(o)); err != nil {
+			return fmt.Errorf("plan: %w", err)
+		}
 		return printRolling(e, o.Output.Output, m, after, opt)
 	}
 	p, err := plan.ForNode(m, after, node, opt.Options)
@@ -65,7 +72,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 
 // upgradeFacts returns the drain model of the fleet as it is and what the
 // rules say of it once node (every GPU node when "") runs driver.
-func upgradeFacts(ctx context.Context, e *env, o *options, paths []string, node, driver string) (*drain.Model, plan.After, error) {
+func upgradeFacts(ctx context.Context, e *env, o *options, paths []string, node, driver string) (*drain.Model, plan.After, *operator.Profile, error) {
 	cfg := o.runnerConfig(e, paths)
 	cfg.Upgrade = &runner.Upgrade{Driver: driver}
 	if node != "" {
@@ -73,9 +80,9 @@ func upgradeFacts(ctx context.Context, e *env, o *options, paths []string, node,
 	}
 	res, m, err := runner.RunUpgrade(ctx, cfg, reader(ctx, e, o, paths))
 	if err != nil {
-		return nil, plan.After{}, err
+		return nil, plan.After{}, nil, err
 	}
-	return m, plan.After{Facts: res.Facts, Catalog: res.Catalog, Findings: allFindings(res)}, nil
+	return m, plan.After{Facts: res.Facts, Catalog: res.Catalog, Findings: allFindings(res)}, res.Profile, nil
 }
 
 func printRolling(e *env, format string, m *drain.Model, after plan.After, opt plan.RollingOptions) error {
@@ -83,10 +90,15 @@ func printRolling(e *env, format string, m *drain.Model, after plan.After, opt p
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
-	if err := render.Rolling(e.stdout, format, r); err != nil || r.FirstStall == "" {
+	if err := render.Rolling(e.stdout, format, r); err != nil {
 		return err
 	}
-	return errFindings
+	for _, n := range r.Nodes {
+		if n.Outcome == plan.Failed || n.Outcome == plan.Stuck || n.Outcome == plan.NotStarted {
+			return errFindings
+		}
+	}
+	return nil
 }
 
 // where names what was read, for messages.

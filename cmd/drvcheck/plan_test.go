@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -125,6 +126,10 @@ func TestPlanUsageErrors(t *testing.T) {
 		{[]string{"plan", "lab-node-1", "--driver", "550.x", lab}, `plan: --driver "550.x" is not a driver version such as 550.90.07`},
 		{[]string{"plan", "lab-node-1", lab}, "plan: --driver VERSION is required"},
 		{[]string{"plan", "--all", "--driver", "550.90.07", "--max-parallel-upgrades", "-1", lab}, "plan: --max-parallel-upgrades -1"},
+		{[]string{"plan", "--all", "--driver", "550.90.07", "--force", lab}, "plan: --force is kubectl drain's flag for one NODE; with --all use --drain-force"},
+		{[]string{"plan", "lab-node-1", "--driver", "550.90.07", "--drain", lab}, "plan: --drain is an upgrade policy flag: it needs --all"},
+		{[]string{"plan", "--all", "--driver", "550.90.07", "--max-unavailable", "lots", lab}, `maxUnavailable "lots": want a number or a percentage`},
+		{[]string{"plan", "--all", "--driver", "550.90.07", "--drain-timeout", "-5s", lab}, "plan: --drain-timeout -5s: must not be negative"},
 	} {
 		_, errs, code := drvcheck(t, "", c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) {
@@ -133,14 +138,22 @@ func TestPlanUsageErrors(t *testing.T) {
 	}
 }
 
-// The rolling simulation names lab-node-1 as the first stall and why.
-func TestPlanAllNamesTheFirstStall(t *testing.T) {
+// The rolling simulation of the lab (the manual procedure: no operator
+// configuration) leaves lab-node-1 stuck on the budget, and says why.
+func TestPlanAllNamesTheStuckNode(t *testing.T) {
 	dir, edit := labCopy(t)
 	matrix := filepath.Join(dir, "support-matrix.csv")
 	edit("support-matrix.csv", "550,5.15.0-119-generic,ubuntu22.04\n", "550,5.15.0-119-generic,ubuntu22.04\n"+row107)
 	out, _, code := drvcheck(t, "", "plan", "--all", "--driver", "550.90.07", dir, "--matrix", matrix)
-	if code != 1 || !strings.Contains(out, "First stall: lab-node-1") || !strings.Contains(out, "lower trainer-pdb minAvailable from 4 to 3") {
+	if code != 1 || !regexp.MustCompile(`1  lab-node-1 +STUCK +in drain-required`).MatchString(out) ||
+		!strings.Contains(out, "lower trainer-pdb minAvailable from 4 to 3") || !strings.Contains(out, "the manual procedure") {
 		t.Fatalf("exit %d\n%s", code, out)
+	}
+	// Under the operator's flow only GPU pods go, and the lab's trainer
+	// requests none: nothing stalls.
+	out, _, code = drvcheck(t, "", "plan", "--all", "--driver", "550.90.07", dir, "--matrix", matrix, "--max-unavailable", "25%")
+	if code != 0 || !strings.Contains(out, "No node stalls.") || !strings.Contains(out, "GPU-pod deletion (timeout 300s), drain off") {
+		t.Fatalf("operator flow: exit %d\n%s", code, out)
 	}
 	edit("k8s/pdb.yaml", "minAvailable: 4", "minAvailable: 3")
 	out, _, code = drvcheck(t, "", "plan", "--all", "--driver", "550.90.07", dir, "--matrix", matrix)

@@ -28,6 +28,9 @@ func (m *Model) filePods(inv *inventory.Inventory, where func(object.Ref) string
 	}
 	var ws []*inventory.Workload
 	for _, w := range all {
+		if w.DaemonSet && GPUPod(&w.Template.Spec) {
+			m.gpuDaemons = append(m.gpuDaemons, w)
+		}
 		if w.Budgets() && (w.Owner == nil || !read[ownerRef(w)]) {
 			ws = append(ws, w)
 		}
@@ -107,4 +110,22 @@ func filePod(w *inventory.Workload) *corev1.Pod {
 
 func ownerRef(w *inventory.Workload) object.Ref {
 	return object.Ref{Kind: w.Owner.Kind, Namespace: w.Ref.Namespace, Name: w.Owner.Name}
+}
+
+// gpuDaemonPods adds, from files, the pods of the DaemonSets whose
+// containers request GPUs, one on each node their template may run on
+// (a DaemonSet tolerates cordons): a drain leaves them, but the GPU
+// Operator's GPU-pod deletion fails on them. Other DaemonSets' pods
+// matter to no phase and are not modelled.
+func (m *Model) gpuDaemonPods() {
+	for _, w := range m.gpuDaemons {
+		verdict := Filter(filePod(w))
+		for _, n := range m.eligible(m.placement(m.fleet, &w.Template.Spec)) {
+			p := &Pod{Namespace: w.Ref.Namespace, Name: w.Ref.Name + "-" + n.Name, Labels: w.Template.Labels, Spec: &w.Template.Spec,
+				Workload: w.Ref, SpecPath: w.SpecPath, Controller: w.Ref.String(), Node: n.Name,
+				Phase: corev1.PodRunning, Ready: true, Verdict: verdict}
+			m.addPod(p)
+			m.gpuUsed.add(n.Name, p.gpu, 1)
+		}
+	}
 }

@@ -32,6 +32,8 @@ type Model struct {
 	onNode     map[string][]*Pod
 	counts     map[countKey]int
 
+	gpuUsed       gpuUse                // GPU requests per node, as read or placed
+	gpuDaemons    []*inventory.Workload // files: DaemonSets whose pods use GPUs
 	eligibleCache map[*sched.Placement][]*corev1.Node
 	placements    map[placementKey]*sched.Placement
 }
@@ -67,6 +69,7 @@ func New(inv *inventory.Inventory) (*Model, error) {
 	m.prepare()
 	if !inv.Live {
 		m.place()
+		m.gpuDaemonPods()
 	}
 	m.index()
 	return m, m.joinBudgets(inv, where)
@@ -88,6 +91,9 @@ func (m *Model) prepare() {
 			seen[p.Spec] = true
 			specs = append(specs, p.Spec)
 		}
+	}
+	for _, w := range m.gpuDaemons {
+		specs = append(specs, &w.Template.Spec)
 	}
 	m.keys = sched.KeysOf(specs)
 	m.fleet = sched.NewFleet(m.Nodes, m.keys)
@@ -113,7 +119,7 @@ func (m *Model) index() {
 	m.onNode = map[string][]*Pod{}
 	count := m.counts == nil
 	if count {
-		m.counts = map[countKey]int{}
+		m.counts, m.gpuUsed = map[countKey]int{}, gpuUse{}
 	}
 	for _, p := range m.Pods {
 		if p.Node == "" {
@@ -122,6 +128,7 @@ func (m *Model) index() {
 		m.onNode[p.Node] = append(m.onNode[p.Node], p)
 		if count {
 			m.addCounts(m.counts, p, p.Node, 1)
+			m.gpuUsed.add(p.Node, p.gpu, 1)
 		}
 	}
 	for _, ps := range m.onNode {
@@ -183,6 +190,7 @@ func (m *Model) newGroup(ns string, podLabels map[string]string, spec *corev1.Po
 }
 
 func (m *Model) addPod(p *Pod) {
+	p.gpu = gpuRequests(p.Spec)
 	m.Pods = append(m.Pods, p)
 }
 

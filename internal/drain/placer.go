@@ -41,13 +41,13 @@ func (m *Model) addCounts(counts map[countKey]int, p *Pod, node string, d int) {
 // node affinity, via internal/sched) and its required pod anti-affinity.
 // Each set of scheduling constraints keeps its own cursor, so the replicas
 // of a workload spread over the nodes it may use, one per node before any
-// node gets a second. Resources are not modelled. A node cordoned in the
+// node gets a second. Of resources, only GPUs are counted (gpuFits). A node cordoned in the
 // files still holds the pods it ran before its cordon (a cordon evicts
 // nothing), so the first placement ignores cordons; replacements later
 // honour them.
 func (m *Model) place() {
 	s := m.NewSim(Flags{})
-	s.delta = map[countKey]int{}
+	s.delta, s.gpuDelta = map[countKey]int{}, gpuUse{}
 	if slices.ContainsFunc(m.Nodes, func(n *corev1.Node) bool { return n.Spec.Unschedulable }) {
 		s.fleet = sched.NewFleet(uncordoned(m.Nodes), m.keys)
 	}
@@ -61,6 +61,7 @@ func (m *Model) place() {
 		}
 		p.Node = p.Spec.NodeName
 		m.addCounts(s.delta, p, p.Node, 1)
+		s.gpuDelta.add(p.Node, p.gpu, 1)
 	}
 	for _, p := range m.Pods {
 		if p.Spec.NodeName != "" {
@@ -73,8 +74,9 @@ func (m *Model) place() {
 		}
 		p.Node = node
 		m.addCounts(s.delta, p, node, 1)
+		s.gpuDelta.add(node, p.gpu, 1)
 	}
-	m.counts = s.delta // the domain counts of the pods as placed
+	m.counts, m.gpuUsed = s.delta, s.gpuDelta // the pods as placed
 }
 
 // eligible lists the nodes whose class passes the filters, by name; cached
@@ -136,12 +138,15 @@ func (s *Sim) search(p *Pod, dry bool) (node, why string) {
 		if (s.cordoned[n.Name] && !tolerates) || s.conflicts(rules, n, p.group, self) {
 			continue
 		}
+		if fits, _ := s.gpuFits(p, n, self); !fits {
+			continue
+		}
 		if !dry {
 			s.setCursor(pl, (start+i+1)%len(nodes))
 		}
 		return n.Name, ""
 	}
-	return "", s.whyNot(pl, nodes, tolerates, rules)
+	return "", s.whyNot(p, pl, nodes, tolerates, rules)
 }
 
 // conflicts reports whether a rule keeps the pod off n: a pod of the rule's
@@ -169,7 +174,7 @@ func (s *Sim) count(k countKey) int { return s.m.counts[k] + s.delta[k] }
 // whyNot words a failed placement like the scheduler's FitError:
 // "0/4 nodes are available: 1 node(s) were unschedulable, 3 node(s) didn't
 // match pod anti-affinity rules."
-func (s *Sim) whyNot(pl *sched.Placement, nodes []*corev1.Node, tolerates bool, rules []rule) string {
+func (s *Sim) whyNot(p *Pod, pl *sched.Placement, nodes []*corev1.Node, tolerates bool, rules []rule) string {
 	reasons := map[string]int{}
 	for r, n := range pl.Reasons {
 		reasons[r] += n
@@ -180,6 +185,10 @@ func (s *Sim) whyNot(pl *sched.Placement, nodes []*corev1.Node, tolerates bool, 
 			reasons[sched.ReasonUnschedulable]++
 		case s.conflicts(rules, n, nil, nil):
 			reasons[ReasonAntiAffinity]++
+		default:
+			if fits, name := s.gpuFits(p, n, nil); !fits {
+				reasons["Insufficient "+string(name)]++
+			}
 		}
 	}
 	parts := make([]string, 0, len(reasons))

@@ -34,6 +34,7 @@ type Pod struct {
 	Budgets []*Budget
 
 	group *group
+	gpu   corev1.ResourceList // its GPU requests (gpuRequests)
 }
 
 // Key is namespace/name.

@@ -36,10 +36,13 @@ var all = Flags{Force: true, DeleteEmptyDir: true}
 // good, each with its smallest change: the least relaxation, found by
 // replaying the drain, after which that budget no longer refuses (with the
 // other refusing budgets out of the way).
-func (s *Sim) Room(node string) Room {
+func (s *Sim) Room(node string) Room { return s.RoomIn(node, Phase{Name: "drain"}) }
+
+// RoomIn is Room for the pods one phase removes.
+func (s *Sim) RoomIn(node string, phase Phase) Room {
+	phase.Flags, phase.Strict = all, false
 	trial := s.Clone()
-	trial.Flags = all
-	r := Room{Node: node, Drain: trial.Drain(node)}
+	r := Room{Node: node, Drain: trial.Run(node, phase)}
 	index := map[*Budget]int{}
 	for _, bl := range r.Drain.Blocked {
 		if bl.Outcome.Code == ServerError {
@@ -57,7 +60,7 @@ func (s *Sim) Room(node string) Room {
 		r.Refusals[i].Last = bl.Outcome
 	}
 	for i := range r.Refusals {
-		r.Refusals[i].Change = s.smallestChange(node, r.Refusals[i].Budget, r.Refusals)
+		r.Refusals[i].Change = s.smallestChange(node, phase, r.Refusals[i].Budget, r.Refusals)
 	}
 	return r
 }
@@ -65,7 +68,7 @@ func (s *Sim) Room(node string) Room {
 // smallestChange searches the least x by which b's desired healthy must drop
 // for the drain of node to pass b (more room never hurts, so the search is
 // a bisection), and words it as a change of b's spec.
-func (s *Sim) smallestChange(node string, b *Budget, refusing []Refusal) Change {
+func (s *Sim) smallestChange(node string, phase Phase, b *Budget, refusing []Refusal) Change {
 	asInt := neverAllows(b) != ""
 	now := s.Count(b)
 	base := now.Desired
@@ -81,7 +84,7 @@ func (s *Sim) smallestChange(node string, b *Budget, refusing []Refusal) Change 
 			}
 		}
 		c.relax(b, x, asInt)
-		for _, bl := range c.Drain(node).Blocked {
+		for _, bl := range c.Run(node, phase).Blocked {
 			if bl.Outcome.Code != ServerError && bl.Pod.Budgets[0] == b {
 				return true
 			}

@@ -24,6 +24,7 @@ type Sim struct {
 	cordoned map[string]bool
 	cursor   map[*sched.Placement]int
 	delta    map[countKey]int
+	gpuDelta gpuUse // GPU requests moved since the model
 	budgets  map[*Budget]*budgetState
 }
 
@@ -66,6 +67,9 @@ type DrainResult struct {
 	NeedsForce          []*Pod
 	NeedsDeleteEmptyDir []*Pod
 	Stays               []*Pod // DaemonSet and mirror pods
+	// Kept are DaemonSet and mirror pods a Strict phase had to remove:
+	// GPU-pod deletion fails at once on them.
+	Kept []*Pod
 }
 
 // Done reports whether the drain emptied the node.
@@ -90,6 +94,13 @@ func (s *Sim) Clone() *Sim {
 	}
 	c.pending = append([]*Pod(nil), s.pending...)
 	c.cordoned, c.cursor, c.delta = maps.Clone(s.cordoned), maps.Clone(s.cursor), maps.Clone(s.delta)
+	c.gpuDelta = nil
+	for n, u := range s.gpuDelta {
+		if c.gpuDelta == nil {
+			c.gpuDelta = gpuUse{}
+		}
+		c.gpuDelta[n] = maps.Clone(u)
+	}
 	c.budgets = nil
 	for k, v := range s.budgets {
 		if c.budgets == nil {
@@ -121,6 +132,10 @@ func (s *Sim) Cordon(node string) {
 	s.cordoned[node] = true
 }
 
+// Cordoned says whether the simulation cordoned node and has not
+// uncordoned it.
+func (s *Sim) Cordoned(node string) bool { return s.cordoned[node] }
+
 // PodsOn lists the pods on node now, by namespace and name.
 func (s *Sim) PodsOn(node string) []*Pod {
 	seen := map[*Pod]bool{}
@@ -143,13 +158,28 @@ func (s *Sim) PodsOn(node string) []*Pod {
 // Pods whose replacement can land elsewhere go first, since a drain can
 // only pass in that order. A 500 or 403 is final.
 func (s *Sim) Drain(node string) DrainResult {
+	return s.Run(node, Phase{Name: "drain", Flags: s.Flags})
+}
+
+// Run cordons node and removes the pods phase takes, as Drain does with
+// every pod. A pod the filters keep (a DaemonSet or mirror pod) fails a
+// Strict phase before anything is evicted.
+func (s *Sim) Run(node string, phase Phase) DrainResult {
 	s.Cordon(node)
 	res := DrainResult{Node: node}
 	var evict []*Pod
 	for _, p := range s.PodsOn(node) {
+		if !phase.takes(p) {
+			continue
+		}
 		v := p.Verdict
 		if v.Stays != "" {
-			res.Stays = append(res.Stays, p)
+			if phase.Strict {
+				res.Kept = append(res.Kept, p)
+				res.Refused = append(res.Refused, p)
+			} else {
+				res.Stays = append(res.Stays, p)
+			}
 			continue
 		}
 		if v.NeedsForce {
@@ -158,7 +188,7 @@ func (s *Sim) Drain(node string) DrainResult {
 		if v.NeedsDeleteEmptyDir {
 			res.NeedsDeleteEmptyDir = append(res.NeedsDeleteEmptyDir, p)
 		}
-		if v.Refused(s.Flags) {
+		if v.Refused(phase.Flags) {
 			res.Refused = append(res.Refused, p)
 		}
 		evict = append(evict, p)
@@ -280,12 +310,17 @@ func (s *Sim) move(p *Pod, to string) {
 	if s.at == nil {
 		s.at, s.arrived, s.delta = map[*Pod]string{}, map[string][]*Pod{}, map[countKey]int{}
 	}
+	if s.gpuDelta == nil {
+		s.gpuDelta = gpuUse{}
+	}
 	if from := s.NodeOf(p); from != "" {
 		s.m.addCounts(s.delta, p, from, -1)
+		s.gpuDelta.add(from, p.gpu, -1)
 	}
 	s.at[p] = to
 	if to != "" {
 		s.m.addCounts(s.delta, p, to, 1)
+		s.gpuDelta.add(to, p.gpu, 1)
 		s.arrived[to] = append(s.arrived[to], p)
 	}
 }

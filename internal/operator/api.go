@@ -21,12 +21,13 @@ type ClusterPolicy struct {
 
 // DriverSpec is ClusterPolicy spec.driver and the chart's driver values.
 type DriverSpec struct {
-	Enabled            *bool  `json:"enabled,omitempty"`
-	UseNvidiaDriverCRD *bool  `json:"useNvidiaDriverCRD,omitempty"`
-	UsePrecompiled     *bool  `json:"usePrecompiled,omitempty"`
-	Repository         string `json:"repository,omitempty"`
-	Image              string `json:"image,omitempty"`
-	Version            string `json:"version,omitempty"`
+	Enabled            *bool              `json:"enabled,omitempty"`
+	UseNvidiaDriverCRD *bool              `json:"useNvidiaDriverCRD,omitempty"`
+	UsePrecompiled     *bool              `json:"usePrecompiled,omitempty"`
+	Repository         string             `json:"repository,omitempty"`
+	Image              string             `json:"image,omitempty"`
+	Version            string             `json:"version,omitempty"`
+	UpgradePolicy      *UpgradePolicySpec `json:"upgradePolicy,omitempty"`
 }
 
 // NVIDIADriver is nvidia.com/v1alpha1 NVIDIADriver, its image and scope.
@@ -34,12 +35,13 @@ type NVIDIADriver struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	Spec              struct {
-		DriverType     string            `json:"driverType,omitempty"`
-		UsePrecompiled *bool             `json:"usePrecompiled,omitempty"`
-		Repository     string            `json:"repository,omitempty"`
-		Image          string            `json:"image,omitempty"`
-		Version        string            `json:"version,omitempty"`
-		NodeSelector   map[string]string `json:"nodeSelector,omitempty"`
-		Default        bool              `json:"default,omitempty"`
+		DriverType     string             `json:"driverType,omitempty"`
+		UsePrecompiled *bool              `json:"usePrecompiled,omitempty"`
+		Repository     string             `json:"repository,omitempty"`
+		Image          string             `json:"image,omitempty"`
+		Version        string             `json:"version,omitempty"`
+		NodeSelector   map[string]string  `json:"nodeSelector,omitempty"`
+		Default        bool               `json:"default,omitempty"`
+		UpgradePolicy  *UpgradePolicySpec `json:"upgradePolicy,omitempty"`
 	} `json:"spec"`
 }

@@ -22,6 +22,9 @@ type Driver struct {
 	// NodeSelector and Default scope an NVIDIADriver.
 	NodeSelector map[string]string
 	Default      bool
+	// Upgrade is how the operator rolls a new driver over the driver's
+	// nodes: one scope per NVIDIADriver (v26.7+), else one for all.
+	Upgrade Policy
 }
 
 // Owner names the driver as the operator's owner label does, e.g.

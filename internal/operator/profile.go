@@ -28,6 +28,9 @@ type Profile struct {
 	From map[string]string
 
 	valuesVersion string // operator.version of a values file
+	// clusterUpgrade: before v26.7 the ClusterPolicy's upgradePolicy rolls
+	// the NVIDIADriver nodes too, as one scope.
+	clusterUpgrade []*ClusterPolicy
 }
 
 // Flags are the driver flags: each wins over every object and file.
@@ -71,6 +74,7 @@ func Build(f Flags, objs Objects) (*Profile, error) {
 	if err := p.setVersion(f, objs); err != nil {
 		return nil, err
 	}
+	p.scopeUpgrades()
 	return p, p.check()
 }
 
@@ -88,7 +92,7 @@ func fromObjects(objs Objects) (*Profile, error) {
 	case len(cps) == 1 && !isTrue(cps[0].Spec.Driver.UseNvidiaDriverCRD):
 		return clusterPolicyProfile(cps[0]), nil
 	case len(cps) == 1 || len(objs.NVIDIADrivers) > 0:
-		return nvidiaDriverProfile(objs.NVIDIADrivers)
+		return nvidiaDriverProfile(objs.NVIDIADrivers, cps)
 	}
 	return nil, nil
 }
@@ -96,11 +100,12 @@ func fromObjects(objs Objects) (*Profile, error) {
 func clusterPolicyProfile(cp *ClusterPolicy) *Profile {
 	s := cp.Spec.Driver
 	d := Driver{Object: object.Ref{Kind: "ClusterPolicy", Name: cp.Name}, Enabled: s.Enabled == nil || *s.Enabled,
-		Precompiled: isTrue(s.UsePrecompiled), Repository: s.Repository, Image: s.Image, Version: s.Version}
+		Precompiled: isTrue(s.UsePrecompiled), Repository: s.Repository, Image: s.Image, Version: s.Version,
+		Upgrade: PolicyOf(s.UpgradePolicy, "ClusterPolicy/"+cp.Name+" spec.driver.upgradePolicy", false)}
 	return &Profile{Mode: ModeClusterPolicy, Drivers: []Driver{d}, From: fromAll(d.Owner())}
 }
 
-func nvidiaDriverProfile(crs []*NVIDIADriver) (*Profile, error) {
+func nvidiaDriverProfile(crs []*NVIDIADriver, cps []*ClusterPolicy) (*Profile, error) {
 	if len(crs) == 0 {
 		return nil, errors.New("the ClusterPolicy sets useNvidiaDriverCRD but no NVIDIADriver is among the inputs: give the NVIDIADriver objects")
 	}
@@ -116,8 +121,10 @@ func nvidiaDriverProfile(crs []*NVIDIADriver) (*Profile, error) {
 		}
 		p.Drivers = append(p.Drivers, Driver{Object: object.Ref{Kind: "NVIDIADriver", Name: cr.Name}, Enabled: true,
 			Precompiled: isTrue(s.UsePrecompiled), Repository: s.Repository, Image: image, Version: s.Version,
-			NodeSelector: s.NodeSelector, Default: s.Default})
+			NodeSelector: s.NodeSelector, Default: s.Default,
+			Upgrade: PolicyOf(s.UpgradePolicy, "NVIDIADriver/"+cr.Name+" spec.upgradePolicy", true)})
 	}
+	p.clusterUpgrade = cps
 	return p, nil
 }
 
@@ -174,11 +181,37 @@ func (p *Profile) setVersion(f Flags, objs Objects) error {
 	return nil
 }
 
+// scopeUpgrades gives NVIDIADrivers the ClusterPolicy's upgradePolicy
+// before v26.7, when each CR had no policy of its own.
+func (p *Profile) scopeUpgrades() {
+	if p.Mode != ModeNVIDIADriver || p.Version.atLeast(26, 7) {
+		return
+	}
+	var spec *UpgradePolicySpec
+	where := "no ClusterPolicy among the inputs"
+	if len(p.clusterUpgrade) == 1 {
+		spec = p.clusterUpgrade[0].Spec.Driver.UpgradePolicy
+		where = "ClusterPolicy/" + p.clusterUpgrade[0].Name + " spec.driver.upgradePolicy"
+	}
+	for i := range p.Drivers {
+		p.Drivers[i].Upgrade = PolicyOf(spec, where+" (before v26.7 it rolls every NVIDIADriver's nodes)", false)
+	}
+}
+
+// Scoped says whether each driver's nodes roll as their own scope
+// (NVIDIADriver, v26.7+) rather than all managed nodes as one.
+func (p *Profile) Scoped() bool {
+	return p.Mode == ModeNVIDIADriver && p.Version.atLeast(26, 7)
+}
+
 // check refuses a driver no node could get an image from, naming it.
 func (p *Profile) check() error {
 	defaults := 0
 	for _, d := range p.Drivers {
 		if err := d.check(); err != nil {
+			return err
+		}
+		if err := d.Upgrade.Check(); err != nil {
 			return err
 		}
 		if d.Default {

@@ -48,6 +48,10 @@ func fromValues(path string) (*Profile, error) {
 	s := v.Driver.DriverSpec
 	d := Driver{Object: object.Ref{Kind: "Values", Name: path}, Enabled: s.Enabled == nil || *s.Enabled,
 		Precompiled: isTrue(s.UsePrecompiled), Repository: s.Repository, Image: s.Image, Version: s.Version}
+	if u := s.UpgradePolicy; u != nil && u.PodDeletion == nil {
+		u.PodDeletion = u.GPUPodDeletion // the chart's name, which it maps to podDeletion
+	}
+	d.Upgrade = PolicyOf(s.UpgradePolicy, "--operator-values "+path+" driver.upgradePolicy", false)
 	if d.Repository == "" {
 		d.Repository = chartRepository
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/operator"
 	"github.com/drvcheck/drvcheck/internal/runner"
 )
 
@@ -62,10 +63,27 @@ func fleet(t *testing.T, rows ...string) (*drain.Model, After) {
 
 // fleetUpgrading is fleet with only nodes relabelled (all when empty).
 func fleetUpgrading(t *testing.T, nodes []string, rows ...string) (*drain.Model, After) {
+	return fleetOf(t, nodes, web, rows...)
+}
+
+// fleetWith is fleet with other workloads in place of web.
+func fleetWith(t *testing.T, workloads string, rows ...string) (*drain.Model, After) {
+	return fleetOf(t, nil, workloads, rows...)
+}
+
+func fleetOf(t *testing.T, nodes []string, workloads string, rows ...string) (*drain.Model, After) {
+	return fleetUpgradingDocs(t, nodes, []string{gpuNode("n0"), gpuNode("n1"), gpuNode("n2"), workloads}, rows...)
+}
+
+func fleetOfDocs(t *testing.T, docs []string, rows ...string) (*drain.Model, After) {
+	return fleetUpgradingDocs(t, nil, docs, rows...)
+}
+
+func fleetUpgradingDocs(t *testing.T, nodes []string, docs []string, rows ...string) (*drain.Model, After) {
 	t.Helper()
 	dir := t.TempDir()
 	manifests := filepath.Join(dir, "fleet.yaml")
-	src := strings.Join([]string{gpuNode("n0"), gpuNode("n1"), gpuNode("n2"), web}, "\n---\n")
+	src := strings.Join(docs, "\n---\n")
 	if err := os.WriteFile(manifests, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -97,9 +115,24 @@ const row550 = "550,5.15.0-119-generic,ubuntu22.04"
 func outcomes(r *Rolling) string {
 	var out []string
 	for _, o := range r.Nodes {
-		out = append(out, fmt.Sprintf("%s:%d:%s", o.Node, o.Batch, o.Outcome))
+		out = append(out, fmt.Sprintf("%s:%d:%s", o.Node, o.Round, o.Outcome))
 	}
 	return strings.Join(out, " ")
+}
+
+// manual is the lab's procedure, n nodes at a time.
+func manual(n int) RollingOptions {
+	pol := operator.ManualPolicy(n, false, false)
+	return RollingOptions{Options: Options{Driver: "550.90.07"}, Policy: func(string) (operator.Policy, string) { return pol, "all" }}
+}
+
+// operatorFlow is the GPU Operator's default policy, changed by edit.
+func operatorFlow(edit func(*operator.Policy)) RollingOptions {
+	pol := operator.PolicyOf(nil, "test", true)
+	if edit != nil {
+		edit(&pol)
+	}
+	return RollingOptions{Options: Options{Driver: "550.90.07"}, Policy: func(string) (operator.Policy, string) { return pol, "all" }}
 }
 
 // One node at a time, each evicted replica waits Pending (anti-affinity,
@@ -107,49 +140,120 @@ func outcomes(r *Rolling) string {
 // before the next node: no stall.
 func TestRollingOneAtATimePasses(t *testing.T) {
 	m, after := fleet(t, row550)
-	r, err := Roll(m, after, RollingOptions{Options: Options{Driver: "550.90.07"}, MaxParallel: 1})
+	r, err := Roll(m, after, manual(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.FirstStall != "" || outcomes(r) != "n0:1:upgraded n1:2:upgraded n2:3:upgraded" {
-		t.Fatalf("%s, first stall %q", outcomes(r), r.FirstStall)
+	if r.Halts || outcomes(r) != "n0:1:upgraded n1:2:upgraded n2:3:upgraded" {
+		t.Fatalf("%s, halts %v", outcomes(r), r.Halts)
 	}
 	if len(r.Nodes[0].Pending) != 1 {
 		t.Fatalf("n0's replica should wait Pending until n0 is uncordoned: %+v", r.Nodes[0])
 	}
 }
 
-// Two at a time, n0's replica cannot land (n1 is cordoned, n2 holds a web
-// pod), so the budget has no room left when n1 drains: n1 stalls.
-func TestRollingTwoAtATimeStallsOnTheSecondNode(t *testing.T) {
+// Two at a time in a sliding window: n0's replica cannot land while n1 is
+// cordoned, so n1's eviction is refused at first; once n0 is done and
+// uncordoned the replica lands there and n1's retried eviction passes.
+// All three at once, the same happens node after node. (Fixed batches
+// said n1 stalls: the drain retries, and the window slides.)
+func TestRollingWindows(t *testing.T) {
 	m, after := fleet(t, row550)
-	r, err := Roll(m, after, RollingOptions{Options: Options{Driver: "550.90.07"}, MaxParallel: 2})
+	r, err := Roll(m, after, manual(2))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.FirstStall != "n1" || outcomes(r) != "n0:1:upgraded n1:1:stalls n2:2:not-reached" {
-		t.Fatalf("%s, first stall %q", outcomes(r), r.FirstStall)
+	if r.Halts || outcomes(r) != "n0:1:upgraded n1:1:upgraded n2:2:upgraded" {
+		t.Fatalf("two at a time: %s", outcomes(r))
 	}
-	o := r.Nodes[1]
-	if o.State != "drain-required" || len(o.Why) != 1 || o.Why[0].Fix != "raise web-pdb maxUnavailable from 1 to 2" {
-		t.Fatalf("n1: %+v", o)
+	r, err = Roll(m, after, manual(0))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(o.Why[0].What, "The disruption budget web-pdb needs 2 healthy pods and has 2 currently") {
-		t.Fatalf("why: %s", o.Why[0].What)
+	if r.Halts || outcomes(r) != "n0:1:upgraded n1:1:upgraded n2:1:upgraded" || len(r.Nodes[2].Evicted) != 1 {
+		t.Fatalf("all at once: %s", outcomes(r))
+	}
+}
+
+// A budget that never allows a disruption: the manual drain waits for
+// good on the first node, which holds the only slot; the rollout halts.
+func TestRollingStuckHalts(t *testing.T) {
+	m, after := fleetWith(t, strings.Replace(web, "maxUnavailable: 1", "maxUnavailable: 0", 1), row550)
+	r, err := Roll(m, after, manual(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Halts || outcomes(r) != "n0:1:stuck n1:0:not-started n2:0:not-started" {
+		t.Fatalf("%s", outcomes(r))
+	}
+	o := r.Nodes[0]
+	if o.State != "drain-required" || len(o.Why) != 1 || !strings.Contains(o.Why[0].What, "web-pdb refuses to evict") ||
+		o.OrderDependent || !strings.Contains(r.Scopes[0].Why, "hold all 1 slot(s)") {
+		t.Fatalf("n0: %+v, scope %+v", o, r.Scopes[0])
+	}
+}
+
+// Under the operator the same refusal of a GPU pod's budget fails the
+// node after podDeletion's timeout (upgrade-failed, keeping its slot),
+// or leaves it stuck in pod-deletion-required without one; which node
+// meets it depends on the operator's order.
+func TestRollingOperatorTimeouts(t *testing.T) {
+	pdb := `apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: trainer-pdb}
+spec:
+  maxUnavailable: 0
+  selector: {matchLabels: {app: trainer}}`
+	m, after := gpuFleet(t, 3, func(int) string { return "" }, fmt.Sprintf(trainer, 3)+"\n---\n"+pdb)
+	r, err := Roll(m, after, operatorFlow(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := r.Nodes[0]
+	if !r.Halts || outcomes(r) != "g0:1:failed g1:0:not-started g2:0:not-started" || o.State != "upgrade-failed" ||
+		!o.OrderDependent || o.Note != "podDeletion gives up after 300s" {
+		t.Fatalf("%s %+v", outcomes(r), o)
+	}
+	r, err = Roll(m, after, operatorFlow(func(p *operator.Policy) { p.PodDeletion.TimeoutSeconds = 0 }))
+	if err != nil || r.Nodes[0].Outcome != Stuck || r.Nodes[0].State != "pod-deletion-required" {
+		t.Fatalf("%v %s %+v", err, outcomes(r), r.Nodes[0])
+	}
+	// With the drain on, the fallback meets the same budget: it fails there.
+	r, err = Roll(m, after, operatorFlow(func(p *operator.Policy) { p.Drain.Enabled = true }))
+	if err != nil || r.Nodes[0].Outcome != Failed || len(r.Nodes[0].Why) != 2 {
+		t.Fatalf("%v %s %+v", err, outcomes(r), r.Nodes[0])
 	}
 }
 
 func TestRollingMissingImageStallsAfterTheDrain(t *testing.T) {
 	m, after := fleet(t)
-	r, err := Roll(m, after, RollingOptions{Options: Options{Driver: "550.90.07"}, MaxParallel: 1})
+	r, err := Roll(m, after, manual(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.FirstStall != "n0" || r.Nodes[0].State != "pod-restart-required" {
+	if !r.Halts || r.Nodes[0].State != "pod-restart-required" || outcomes(r) != "n0:1:stuck n1:0:not-started n2:0:not-started" {
 		t.Fatalf("%s %+v", outcomes(r), r.Nodes[0])
 	}
 }
 
+// Under the operator's default policy only GPU pods are deleted: the web
+// Deployment's budget, which stops a full drain, is never asked.
+func TestRollingOperatorDeletesOnlyGPUPods(t *testing.T) {
+	m, after := fleet(t, row550)
+	r, err := Roll(m, after, operatorFlow(func(p *operator.Policy) { p.MaxParallel = 0 }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 25% of 3 nodes, rounded up: one at a time, and nothing is evicted.
+	if r.Halts || outcomes(r) != "n0:1:upgraded n1:2:upgraded n2:3:upgraded" || r.Scopes[0].MaxUnavailable != 1 {
+		t.Fatalf("%s %+v", outcomes(r), r.Scopes)
+	}
+	for _, o := range r.Nodes {
+		if len(o.Evicted) != 0 {
+			t.Errorf("%s evicted %v; only GPU pods go", o.Node, o.Evicted)
+		}
+	}
+}
 func TestNodePlanOnAFleet(t *testing.T) {
 	m, after := fleet(t, row550)
 	p, err := ForNode(m, after, "n1", Options{Driver: "550.90.07"})
@@ -188,5 +292,168 @@ func TestNodePlanImageStepReadsTheFindings(t *testing.T) {
 	}
 	if audit := p.Steps[5]; !slices.Equal(audit.Notes, want) {
 		t.Fatalf("audit notes %q, want %q", audit.Notes, want)
+	}
+}
+
+// gpuFleet is n GPU nodes with one allocatable GPU each (node extra is
+// added to each node's spec/status YAML), plus workloads.
+func gpuFleet(t *testing.T, n int, extra func(i int) string, workloads string) (*drain.Model, After) {
+	t.Helper()
+	var docs []string
+	for i := range n {
+		docs = append(docs, gpuNode(fmt.Sprintf("g%d", i))+"\nstatus:\n  allocatable: {nvidia.com/gpu: \"1\"}"+extra(i))
+	}
+	return fleetOfDocs(t, append(docs, workloads), row550)
+}
+
+const trainer = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: trainer}
+spec:
+  replicas: %d
+  selector: {matchLabels: {app: trainer}}
+  template:
+    metadata: {labels: {app: trainer}}
+    spec:
+      containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 1}}}]`
+
+// The reference's §0 fleet: a non-GPU web Deployment on every node under
+// a budget that a full drain of several nodes breaks, a GPU trainer, and
+// a cache with an emptyDir. The default policy with maxParallelUpgrades
+// 0 rolls ceil(25% of 10) = 3 nodes at a time and nothing stalls: only the
+// trainer's pods are deleted.
+func TestRollingReferenceFleet(t *testing.T) {
+	web10 := strings.Replace(strings.Replace(web, "replicas: 3", "replicas: 10", 1), "maxUnavailable: 1", "minAvailable: 8", 1)
+	cache := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: cache}
+spec:
+  selector: {matchLabels: {app: cache}}
+  template:
+    metadata: {labels: {app: cache}}
+    spec:
+      containers: [{name: c, image: x}]
+      volumes: [{name: tmp, emptyDir: {}}]`
+	m, after := gpuFleet(t, 10, func(int) string { return "" }, web10+"\n---\n"+fmt.Sprintf(trainer, 2)+"\n---\n"+cache)
+	r, err := Roll(m, after, operatorFlow(func(p *operator.Policy) { p.MaxParallel = 0 }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rounds := map[int]int{}
+	var evicted []string
+	for _, o := range r.Nodes {
+		if o.Outcome != Upgraded {
+			t.Errorf("%s: %s in %s %v", o.Node, o.Outcome, o.State, o.Why)
+		}
+		rounds[o.Round]++
+		evicted = append(evicted, o.Evicted...)
+	}
+	if r.Halts || r.Scopes[0].MaxUnavailable != 3 || r.Scopes[0].Slots != 3 || rounds[1] != 3 || rounds[4] != 1 {
+		t.Errorf("halts %v, scope %+v, rounds %v", r.Halts, r.Scopes[0], rounds)
+	}
+	slices.Sort(evicted)
+	if strings.Join(evicted, " ") != "default/trainer-0 default/trainer-1" {
+		t.Errorf("evicted %v; only the trainer's GPU pods", evicted)
+	}
+	// The manual procedure drains every pod, and the web budget holds.
+	r, err = Roll(m, after, manual(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(r.Nodes, func(o NodeOutcome) bool { return o.Outcome == Failed }) {
+		t.Errorf("the manual drain should refuse the cache's emptyDir pod: %s", outcomes(r))
+	}
+}
+
+// One NotReady node in a 4-node pool uses up maxUnavailable (25% of 4 is
+// 1): nothing starts, and the scope says why.
+func TestRollingNotReadyNodeBlocksEverything(t *testing.T) {
+	notReady := func(i int) string {
+		if i == 3 {
+			return "\n  conditions: [{type: Ready, status: \"False\"}]"
+		}
+		return ""
+	}
+	m, after := gpuFleet(t, 4, notReady, fmt.Sprintf(trainer, 1))
+	r, err := Roll(m, after, operatorFlow(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Halts || outcomes(r) != "g0:0:not-started g1:0:not-started g2:0:not-started g3:0:not-started" ||
+		!strings.Contains(r.Scopes[0].Why, "1 of 4 managed node(s) are cordoned or NotReady, and maxUnavailable is 1 (25%)") {
+		t.Fatalf("%s %+v", outcomes(r), r.Scopes[0])
+	}
+}
+
+// A cordoned node goes even without a slot, and stays cordoned.
+func TestRollingPreCordonedNodeBypassesTheWindow(t *testing.T) {
+	m, after := gpuFleet(t, 4, func(i int) string { return "" }, fmt.Sprintf(trainer, 1))
+	m.Node("g2").Spec.Unschedulable = true
+	r, err := Roll(m, after, operatorFlow(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := r.Nodes[2]
+	if o.Outcome != Upgraded || o.Round != 1 || !strings.Contains(o.Note, "leaves it cordoned") {
+		t.Fatalf("g2: %+v; %s", o, outcomes(r))
+	}
+	if !r.Halts || r.Nodes[0].Outcome != NotStarted {
+		t.Fatalf("g2's cordon uses up maxUnavailable for the others: %s", outcomes(r))
+	}
+}
+
+// A GPU pod's replacement needs a free GPU: with every GPU taken, it
+// stays Pending, saying so.
+func TestRollingGPUCapacity(t *testing.T) {
+	m, after := gpuFleet(t, 3, func(int) string { return "" }, fmt.Sprintf(trainer, 3))
+	r, err := Roll(m, after, operatorFlow(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := r.Nodes[0]
+	if len(o.Pending) != 1 || !strings.Contains(o.Pending[0], "2 Insufficient nvidia.com/gpu") {
+		t.Fatalf("g0: %+v", o)
+	}
+}
+
+// Skip-labelled nodes stay in upgrade-required and still count.
+func TestRollingSkipLabel(t *testing.T) {
+	m, after := gpuFleet(t, 2, func(int) string { return "" }, fmt.Sprintf(trainer, 1))
+	m.Node("g0").Labels[skipLabel] = "true"
+	r, err := Roll(m, after, operatorFlow(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outcomes(r) != "g0:0:skipped g1:1:upgraded" || r.Nodes[0].State != "upgrade-required" || r.Scopes[0].Managed != 2 {
+		t.Fatalf("%s %+v", outcomes(r), r.Nodes[0])
+	}
+}
+
+// A GPU DaemonSet pod cannot be deleted: pod deletion fails at once, and
+// without the drain the node is upgrade-failed, keeping its slot.
+func TestRollingGPUDaemonSetFails(t *testing.T) {
+	ds := `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: dcgm}
+spec:
+  selector: {matchLabels: {app: dcgm}}
+  template:
+    metadata: {labels: {app: dcgm}}
+    spec:
+      containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 1}}}]`
+	m, after := gpuFleet(t, 2, func(int) string { return "" }, ds)
+	r, err := Roll(m, after, operatorFlow(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := r.Nodes[0]
+	if !r.Halts || outcomes(r) != "g0:1:failed g1:0:not-started" || o.State != "upgrade-failed" ||
+		len(o.Why) != 1 || !strings.Contains(o.Why[0].What, "default/dcgm-g0") {
+		t.Fatalf("%s %+v", outcomes(r), o)
+	}
+	// With the drain enabled the fallback ignores DaemonSet pods and passes.
+	r, err = Roll(m, after, operatorFlow(func(p *operator.Policy) { p.Drain.Enabled = true }))
+	if err != nil || r.Halts || outcomes(r) != "g0:1:upgraded g1:2:upgraded" {
+		t.Fatalf("%v %s", err, outcomes(r))
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/object"
+	"github.com/drvcheck/drvcheck/internal/operator"
 	"github.com/drvcheck/drvcheck/internal/plan"
 	"github.com/drvcheck/drvcheck/internal/status"
 	"github.com/drvcheck/drvcheck/policy"
@@ -80,22 +81,43 @@ func TestPlanGolden(t *testing.T) {
 }
 
 func labRolling() *plan.Rolling {
-	return &plan.Rolling{Driver: "550.90.07", MaxParallel: 1, FirstStall: "lab-node-1", Nodes: []plan.NodeOutcome{
-		{Node: "lab-node-0", Outcome: plan.Skipped, Note: "already runs 550.90.07", Why: []plan.Blocker{}, Evicted: []string{}, Pending: []string{}},
-		{Node: "lab-node-1", Batch: 1, Outcome: plan.Stalls, State: "drain-required", Evicted: []string{}, Pending: []string{},
-			Why: []plan.Blocker{{What: "trainer-pdb refuses to evict gpu-drv/trainer-1", Fix: "lower trainer-pdb minAvailable from 4 to 3"}}},
-		{Node: "lab-node-2", Batch: 2, Outcome: plan.NotReached, Why: []plan.Blocker{}, Evicted: []string{}, Pending: []string{}},
-		{Node: "lab-node-3", Batch: 0, Outcome: plan.Upgraded, Why: []plan.Blocker{}, Evicted: []string{"gpu-drv/trainer-3"},
-			Pending: []string{"gpu-drv/trainer-3 (0/4 nodes are available)"}},
-	}}
+	manual := operator.ManualPolicy(1, false, false)
+	return &plan.Rolling{Driver: "550.90.07", Halts: true,
+		Scopes: []plan.Scope{{Name: "all GPU nodes", Policy: manual, Managed: 4, MaxUnavailable: 4, Slots: 1, Halts: true,
+			Why: "2 node(s) left never start: 1 failed or stuck node(s) hold all 1 slot(s) (maxParallelUpgrades 1)"}},
+		Nodes: []plan.NodeOutcome{
+			{Node: "lab-node-0", Scope: "all GPU nodes", Outcome: plan.Skipped, State: "upgrade-done", Note: "already runs 550.90.07", Why: []plan.Blocker{}, Evicted: []string{}, Pending: []string{}},
+			{Node: "lab-node-1", Scope: "all GPU nodes", Round: 1, Outcome: plan.Stuck, State: "drain-required", Evicted: []string{}, Pending: []string{},
+				Why: []plan.Blocker{{What: "trainer-pdb refuses to evict gpu-drv/trainer-1", Fix: "lower trainer-pdb minAvailable from 4 to 3"}}},
+			{Node: "lab-node-2", Scope: "all GPU nodes", Outcome: plan.NotStarted, State: "upgrade-required", Why: []plan.Blocker{}, Evicted: []string{}, Pending: []string{}},
+			{Node: "lab-node-3", Scope: "all GPU nodes", Outcome: plan.NotStarted, State: "upgrade-required", Why: []plan.Blocker{}, Evicted: []string{}, Pending: []string{}},
+		}}
+}
+
+// operatorRolling is the operator's flow over four nodes: one upgraded
+// with a replacement Pending, one failed.
+func operatorRolling() *plan.Rolling {
+	pol := operator.PolicyOf(nil, "ClusterPolicy/cluster-policy spec.driver.upgradePolicy", true)
+	pol.MaxParallel = 2
+	return &plan.Rolling{Driver: "550.90.07",
+		Scopes: []plan.Scope{{Name: "every managed node", Policy: pol,
+			Managed: 4, MaxUnavailable: 1, Slots: 1}},
+		Nodes: []plan.NodeOutcome{
+			{Node: "g0", Round: 1, Outcome: plan.Upgraded, State: "upgrade-done", Why: []plan.Blocker{}, Evicted: []string{"ml/trainer-0"},
+				Pending: []string{"ml/trainer-0 (0/4 nodes are available: 1 node(s) were unschedulable, 3 Insufficient nvidia.com/gpu.)"}},
+			{Node: "g1", Round: 2, Outcome: plan.Failed, OrderDependent: true, State: "upgrade-failed", Note: "podDeletion gives up after 300s",
+				Evicted: []string{}, Pending: []string{},
+				Why: []plan.Blocker{{What: "trainer-pdb refuses to evict ml/trainer-1", Fix: "lower trainer-pdb minAvailable from 4 to 3"}}},
+		}}
 }
 
 func TestRollingGolden(t *testing.T) {
 	golden(t, "rolling.txt", func(b *bytes.Buffer) error { return Rolling(b, "text", labRolling()) })
 	golden(t, "rolling.json", func(b *bytes.Buffer) error { return Rolling(b, "json", labRolling()) })
 	all := labRolling()
-	all.MaxParallel, all.FirstStall, all.Nodes = 0, "", all.Nodes[:1]
+	all.Halts, all.Scopes[0].Halts, all.Nodes = false, false, all.Nodes[:1]
 	golden(t, "rolling-no-stall.txt", func(b *bytes.Buffer) error { return Rolling(b, "text", all) })
+	golden(t, "rolling-operator.txt", func(b *bytes.Buffer) error { return Rolling(b, "text", operatorRolling()) })
 }
 
 func labStatus() []status.Row {

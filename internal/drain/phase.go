@@ -1,0 +1,59 @@
+package drain
+
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// Phase is one step of a driver upgrade that removes pods from a node:
+// the GPU Operator's GPU-pod deletion, its fallback drain, or the manual
+// procedure's kubectl drain. Each is kubectl's drain helper (its filters,
+// then the eviction API) over the pods the phase takes.
+type Phase struct {
+	Name string
+	// GPU: the phase takes the pods that use a GPU (GPUPod) and those Or
+	// selects; otherwise every pod Selector selects (nil: every pod).
+	GPU      bool
+	Or       labels.Selector
+	Selector labels.Selector
+	Flags    Flags
+	// Strict: a pod taken that the filters keep on the node (a DaemonSet or
+	// mirror pod) fails the phase, as the count of deletable pods then
+	// differs from the candidates' (k8s-operator-libs pod_manager.go).
+	Strict bool
+	// TimeoutSeconds bounds the phase; 0 waits forever.
+	TimeoutSeconds int
+}
+
+// takes says whether the phase removes p.
+func (ph Phase) takes(p *Pod) bool {
+	if ph.GPU {
+		running := p.Phase == corev1.PodRunning || p.Phase == corev1.PodPending
+		return running && (GPUPod(p.Spec) || ph.Or != nil && !ph.Or.Empty() && ph.Or.Matches(labels.Set(p.Labels)))
+	}
+	return ph.Selector == nil || ph.Selector.Matches(labels.Set(p.Labels))
+}
+
+// GPUPod is the GPU Operator's gpuPodSpecFilter on a pod spec: a
+// container (not an init container) that requests or limits a resource
+// named nvidia.com/gpu* or nvidia.com/mig-*. (Its DRA part, an allocated
+// gpu.nvidia.com claim, needs the claims, which drvcheck does not read.)
+func GPUPod(spec *corev1.PodSpec) bool {
+	for _, c := range spec.Containers {
+		for _, rl := range []corev1.ResourceList{c.Resources.Limits, c.Resources.Requests} {
+			for name := range rl {
+				if IsGPUResource(name) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// IsGPUResource is a resource name the GPU filter counts.
+func IsGPUResource(name corev1.ResourceName) bool {
+	return strings.HasPrefix(string(name), "nvidia.com/gpu") || strings.HasPrefix(string(name), "nvidia.com/mig-")
+}
