@@ -55,17 +55,7 @@ func FromDecoded(objs []*load.Object, keepRaw bool) (*Inventory, error) {
 		if keepRaw {
 			inv.raw = append(inv.raw, o.Raw)
 		}
-		if c, ok := o.Decoded.(*customObject); ok {
-			if prev := inv.Origin(o.Ref()); prev != nil {
-				return nil, fmt.Errorf("%s: defined twice, also at %s:%d", o.Where(), prev.Source.Name, prev.Line)
-			}
-			inv.Custom = append(inv.Custom, c)
-			o.Decoded = nil
-			inv.SetOrigin(o)
-			continue
-		}
-		x, ok := o.Decoded.(metav1.Object)
-		if !ok {
+		if o.Decoded == nil {
 			if why := unreadWhy(o); why != "" {
 				inv.addUnread(o, why)
 			}
@@ -74,12 +64,22 @@ func FromDecoded(objs []*load.Object, keepRaw bool) (*Inventory, error) {
 		if prev := inv.Origin(o.Ref()); prev != nil {
 			return nil, fmt.Errorf("%s: defined twice, also at %s:%d", o.Where(), prev.Source.Name, prev.Line)
 		}
-		group, _ := splitAPIVersion(o.APIVersion)
-		Lookup(group, o.Kind).typed.add(inv, x)
+		inv.keep(o, o.Decoded)
 		o.Decoded = nil // the inventory holds it now
 		inv.SetOrigin(o)
 	}
 	return inv, nil
+}
+
+// keep adds x, decoded from o, to its kind's place in inv.
+func (inv *Inventory) keep(o *load.Object, x any) {
+	switch x := x.(type) {
+	case *customObject:
+		inv.Custom = append(inv.Custom, x)
+	case metav1.Object:
+		group, _ := splitAPIVersion(o.APIVersion)
+		Lookup(group, o.Kind).typed.add(inv, x)
+	}
 }
 
 // decode returns nil, nil for objects no rule reads; a custom resource

@@ -48,13 +48,7 @@ func (inv *Inventory) AddLive(raw map[string]any, keepRaw bool) error {
 	if err != nil {
 		return err
 	}
-	switch x := x.(type) {
-	case *customObject:
-		inv.Custom = append(inv.Custom, x)
-	case metav1.Object:
-		group, _ := splitAPIVersion(o.APIVersion)
-		Lookup(group, o.Kind).typed.add(inv, x)
-	}
+	inv.keep(o, x)
 	inv.Objects++
 	if keepRaw {
 		inv.AddRaw(raw)
