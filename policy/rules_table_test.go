@@ -31,6 +31,10 @@ var builtinRules = []Rule{
 	{ID: "DRV022", Title: "pdb-unmanaged-pods", Severity: Warning},
 	{ID: "DRV023", Title: "drain-needs-force", Severity: Warning, Needs: nodes},
 	{ID: "DRV024", Title: "pdb-selects-nothing", Severity: Warning},
+	{ID: "DRV025", Title: "gpu-pod-not-deletable", Severity: Error, Needs: nodes},
+	{ID: "DRV026", Title: "grace-exceeds-timeout", Severity: Warning, Needs: nodes},
+	{ID: "DRV027", Title: "hidden-gpu-consumer", Severity: Warning, Needs: nodes},
+	{ID: "DRV028", Title: "upgrade-cannot-start", Severity: Error, Needs: nodes},
 	{ID: "DRV030", Title: "upgrade-stalled", Severity: Warning, Needs: nodes},
 	{ID: "DRV031", Title: "cordoned-after-upgrade", Severity: Warning, Needs: nodes},
 }

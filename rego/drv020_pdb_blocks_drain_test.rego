@@ -52,3 +52,36 @@ test_lab_budget_stalls_the_draining_node if {
 	some f in drv020.findings with input as object.union(lab, {"nodes": nodes})
 	f.stalls == ["lab-node-1"]
 }
+
+# With an operator profile, a budget the operator's phases meet is an
+# error naming the phase; one only a manual drain meets is a warning.
+operator(refusals) := {
+	"pdbs": [pdb("trainer-pdb", 4, 4, 0)],
+	"upgrade": {"operator": true, "scopes": [], "nodes": {
+		"lab-node-0": {"scope": "s", "auto_upgrade": true, "refusals": refusals},
+		"lab-node-1": {"scope": "s", "auto_upgrade": true, "refusals": []},
+	}},
+}
+
+trainer_ref := {"kind": "PodDisruptionBudget", "namespace": "gpu-drv", "name": "trainer-pdb"}
+
+test_operator_phase_refused_is_an_error if {
+	some f in drv020.findings with input as operator([{"budget": trainer_ref, "phase": "podDeletion"}])
+	f.severity == "error"
+	f.message == "trainer-pdb allows 0 disruptions (minAvailable 4: 4 healthy, 4 needed); the GPU Operator's podDeletion on lab-node-0 is refused, so the upgrade of those nodes fails when the phase times out; lower trainer-pdb minAvailable from 4 to 3"
+}
+
+test_only_a_manual_drain_is_a_warning if {
+	some f in drv020.findings with input as operator([])
+	f.severity == "warning"
+	contains(f.message, "a manual kubectl drain of lab-node-0, lab-node-1 is refused, but the GPU Operator's upgrade does not evict its pods")
+	f.stalls == []
+}
+
+test_auto_upgrade_off_is_the_manual_procedure if {
+	doc := operator([])
+	off := object.union(doc, {"upgrade": {"nodes": {"lab-node-1": {"auto_upgrade": false}}}})
+	some f in drv020.findings with input as off
+	f.severity == "error"
+	contains(f.message, "draining lab-node-1 by hand (autoUpgrade is off) is refused")
+}

@@ -69,3 +69,44 @@ test_a_node_draining_is_held_by_it if {
 	some f in drv023.findings with input as {"nodes": [n], "drain": {"n": {"needs_force": [pod("a", "")], "needs_delete_emptydir": []}}}
 	f.stalls == ["n"]
 }
+
+# With an operator profile: GPU pods that pod deletion cannot remove are
+# DRV025's; the drain fallback's pods name it; others only a manual drain.
+operator_doc(upgrade_node) := {
+	"nodes": [{"name": "g1", "gpu": true, "upgrade_state": "drain-required", "object": {"kind": "Node", "namespace": "", "name": "g1"}}],
+	"drain": {"g1": {
+		"needs_force": [
+			{"pod": "ml/notebook", "workload": {"kind": "Pod", "namespace": "ml", "name": "notebook"}, "field": "/metadata/ownerReferences"},
+			{"pod": "ml/debug", "workload": {"kind": "Pod", "namespace": "ml", "name": "debug"}, "field": "/metadata/ownerReferences"},
+		],
+		"needs_delete_emptydir": [],
+	}},
+	"upgrade": {"operator": true, "scopes": [], "nodes": {"g1": upgrade_node}},
+}
+
+test_operator_wording if {
+	fs := drv023.findings with input as operator_doc({
+		"scope": "s", "auto_upgrade": true,
+		"not_deletable": [{"pod": "ml/notebook"}],
+		"drain_needs_force": [],
+		"drain_needs_emptydir": [],
+	})
+	count(fs) == 1
+	some f in fs
+	f.object.name == "debug"
+	f.message == "a manual kubectl drain of g1 needs --force for ml/debug (no controller: deleted for good); the GPU Operator's upgrade does not remove them"
+	f.stalls == []
+}
+
+test_operator_drain_fallback if {
+	fs := drv023.findings with input as operator_doc({
+		"scope": "s", "auto_upgrade": true, "not_deletable": [],
+		"drain_needs_force": [{"pod": "ml/debug"}],
+		"drain_needs_emptydir": [],
+	})
+	count(fs) == 2
+	some f in fs
+	f.object.name == "debug"
+	startswith(f.message, "the GPU Operator's drain fallback on g1 needs --force for ml/debug")
+	f.stalls == ["g1"]
+}

@@ -56,7 +56,8 @@ func TestStatusExplainsStalls(t *testing.T) {
 	want := map[string]string{
 		"lab-node-0": "upgrade-done DRV031",
 		"lab-node-1": "drain-required DRV020",
-		"lab-node-2": "wait-for-jobs-required DRV020",
+		// wait-for-jobs waits for jobs, not evictions: DRV030 says what for.
+		"lab-node-2": "wait-for-jobs-required DRV030",
 		"lab-node-3": "upgrade-failed DRV001", // its image is missing too; the report's order decides
 	}
 	for node, w := range want {

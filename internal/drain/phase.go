@@ -27,6 +27,40 @@ type Phase struct {
 	TimeoutSeconds int
 }
 
+// Screen applies the phase's filters to the pods on node, as kubectl's
+// drain helper does before it evicts anything: the result names the pods
+// they refuse (with why) and keep, and evict is what the phase would
+// evict when nothing is refused.
+func (ph Phase) Screen(node string, pods []*Pod) (res DrainResult, evict []*Pod) {
+	res.Node = node
+	for _, p := range pods {
+		if !ph.takes(p) {
+			continue
+		}
+		v := p.Verdict
+		if v.Stays != "" {
+			if ph.Strict {
+				res.Kept = append(res.Kept, p)
+				res.Refused = append(res.Refused, p)
+			} else {
+				res.Stays = append(res.Stays, p)
+			}
+			continue
+		}
+		if v.NeedsForce {
+			res.NeedsForce = append(res.NeedsForce, p)
+		}
+		if v.NeedsDeleteEmptyDir {
+			res.NeedsDeleteEmptyDir = append(res.NeedsDeleteEmptyDir, p)
+		}
+		if v.Refused(ph.Flags) {
+			res.Refused = append(res.Refused, p)
+		}
+		evict = append(evict, p)
+	}
+	return res, evict
+}
+
 // takes says whether the phase removes p.
 func (ph Phase) takes(p *Pod) bool {
 	if ph.GPU {

@@ -166,33 +166,7 @@ func (s *Sim) Drain(node string) DrainResult {
 // Strict phase before anything is evicted.
 func (s *Sim) Run(node string, phase Phase) DrainResult {
 	s.Cordon(node)
-	res := DrainResult{Node: node}
-	var evict []*Pod
-	for _, p := range s.PodsOn(node) {
-		if !phase.takes(p) {
-			continue
-		}
-		v := p.Verdict
-		if v.Stays != "" {
-			if phase.Strict {
-				res.Kept = append(res.Kept, p)
-				res.Refused = append(res.Refused, p)
-			} else {
-				res.Stays = append(res.Stays, p)
-			}
-			continue
-		}
-		if v.NeedsForce {
-			res.NeedsForce = append(res.NeedsForce, p)
-		}
-		if v.NeedsDeleteEmptyDir {
-			res.NeedsDeleteEmptyDir = append(res.NeedsDeleteEmptyDir, p)
-		}
-		if v.Refused(phase.Flags) {
-			res.Refused = append(res.Refused, p)
-		}
-		evict = append(evict, p)
-	}
+	res, evict := phase.Screen(node, s.PodsOn(node))
 	if len(res.Refused) > 0 {
 		return res
 	}

@@ -48,7 +48,7 @@ func Build(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog,
 	wg.Go(func() { nodes = nodeEntries(inv, facts, cat) })
 	wg.Go(func() { workloads = workloadEntries(inv, facts, opt.CUDA) })
 	if opt.Drain != nil {
-		wg.Go(func() { drainDoc = DrainSections(facts, opt.Drain) })
+		wg.Go(func() { drainDoc = DrainSections(facts, opt.Drain, opt.Operator) })
 	}
 	wg.Wait()
 	doc := map[string]any{

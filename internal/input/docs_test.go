@@ -94,8 +94,14 @@ var sections = map[string]func(files, live map[string]any) []any{
 	"`unknown_keys[]`":     workloadList("unknown_keys"),
 	"`pdbs[]`":             func(f, _ map[string]any) []any { return f["pdbs"].([]any) },
 	"`drain`":              func(f, _ map[string]any) []any { return slices.Collect(maps.Values(f["drain"].(map[string]any))) },
-	"`cluster.pods[]`":     func(_, l map[string]any) []any { return l["cluster"].(map[string]any)["pods"].([]any) },
-	"`cluster.budgets[]`":  func(_, l map[string]any) []any { return l["cluster"].(map[string]any)["budgets"].([]any) },
+	"`gpu`":                workloadPart("gpu"),
+	"`upgrade`":            func(f, _ map[string]any) []any { return []any{f["upgrade"]} },
+	"`upgrade.scopes[]`":   func(f, _ map[string]any) []any { return f["upgrade"].(map[string]any)["scopes"].([]any) },
+	"`upgrade.nodes`": func(f, _ map[string]any) []any {
+		return slices.Collect(maps.Values(f["upgrade"].(map[string]any)["nodes"].(map[string]any)))
+	},
+	"`cluster.pods[]`":    func(_, l map[string]any) []any { return l["cluster"].(map[string]any)["pods"].([]any) },
+	"`cluster.budgets[]`": func(_, l map[string]any) []any { return l["cluster"].(map[string]any)["budgets"].([]any) },
 }
 
 func workloadPart(key string) func(f, _ map[string]any) []any {

@@ -5,15 +5,17 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/operator"
 )
 
-// DrainSections are what a drain meets: every budget (input.pdbs) and, per
+// DrainSections are what a drain meets: every budget (input.pdbs); per
 // GPU node, the pods a drain would need flags for and the budgets that
-// refuse its evictions (input.drain). Build adds them when Options.Drain is
+// refuse its evictions (input.drain); and what the GPU Operator's upgrade
+// meets (input.upgrade). Build adds them when Options.Drain is
 // set, and a caller that builds the model while Build runs adds them
 // itself.
-func DrainSections(facts *nodefacts.Set, m *drain.Model) map[string]any {
-	return map[string]any{"pdbs": pdbEntries(m), "drain": drainEntries(facts, m)}
+func DrainSections(facts *nodefacts.Set, m *drain.Model, p *operator.Profile) map[string]any {
+	return map[string]any{"pdbs": pdbEntries(m), "drain": drainEntries(facts, m), "upgrade": upgradeSection(facts, m, p)}
 }
 
 // drainEntries drains each GPU node alone, on the fleet as read. A node
@@ -53,15 +55,7 @@ func drainEntry(m *drain.Model, r drain.Room) map[string]any {
 	}
 	refusals := []any{}
 	for _, f := range r.Refusals {
-		refusals = append(refusals, map[string]any{
-			"budget": loadRef(f.Budget.Ref),
-			"name":   f.Budget.Name(),
-			"pods":   anyStrings(drain.Keys(f.Pods)),
-			"code":   f.Last.Code,
-			"cause":  f.Last.Cause,
-			"change": f.Change.Text,
-			"status": f.Budget.Status,
-		})
+		refusals = append(refusals, refusalEntry(f))
 	}
 	overlaps := []any{}
 	for _, o := range r.Overlaps {
@@ -79,6 +73,19 @@ func drainEntry(m *drain.Model, r drain.Room) map[string]any {
 		"needs_delete_emptydir": podEntries(emptyDir, emptyDirField),
 		"refusals":              refusals,
 		"overlaps":              overlaps,
+	}
+}
+
+// refusalEntry is a budget that refuses evictions from a node for good.
+func refusalEntry(f drain.Refusal) map[string]any {
+	return map[string]any{
+		"budget": loadRef(f.Budget.Ref),
+		"name":   f.Budget.Name(),
+		"pods":   anyStrings(drain.Keys(f.Pods)),
+		"code":   f.Last.Code,
+		"cause":  f.Last.Cause,
+		"change": f.Change.Text,
+		"status": f.Budget.Status,
 	}
 }
 

@@ -105,6 +105,7 @@ func (c *workloadFacts) entry(w *inventory.Workload) map[string]any {
 		"cuda":          c.cudaFloor(w, p),
 		"anti_affinity": c.antiAffinity(w, p),
 		"unknown_keys":  c.unknownKeys(w, reqs),
+		"gpu":           c.gpuUse(w, p),
 		"template":      w.TemplateName,
 		"custom":        w.Custom,
 		"generic":       w.Generic,

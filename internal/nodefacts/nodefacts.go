@@ -56,6 +56,7 @@ type Facts struct {
 	Problems      []Problem
 	UpgradeState  string
 	Unschedulable bool
+	Ready         bool // the Ready condition (Ready)
 	// BranchKey is the label the branch is read from (the current
 	// gpu-feature-discovery key unless the node carries only the older one).
 	BranchKey string
@@ -85,6 +86,17 @@ type Image struct {
 	Candidates []string
 }
 
+// Ready is the node's Ready condition; a node without one (a manifest)
+// is taken as Ready.
+func Ready(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return true
+}
+
 // Of reads the facts of node.
 func Of(node *corev1.Node) Facts {
 	l := node.Labels
@@ -93,6 +105,7 @@ func Of(node *corev1.Node) Facts {
 		GPU:           l[GPUPresent] == "true",
 		UpgradeState:  l[UpgradeState],
 		Unschedulable: node.Spec.Unschedulable,
+		Ready:         Ready(node),
 		BranchKey:     driverLabel(l),
 	}
 	f.Branch = f.require(l, f.BranchKey, driverKeys[1].major)

@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/drvcheck/drvcheck/internal/drain"
-	"github.com/drvcheck/drvcheck/internal/operator"
 )
 
 // step is where a node is after an attempt to remove its pods.
@@ -28,18 +27,18 @@ const (
 // that pass are done.
 func (r *rollout) removePods(n *corev1.Node, o *NodeOutcome, final bool) step {
 	if r.Policy.Manual {
-		return r.remove(n, o, manualDrain(r.Policy), "drain-required", final)
+		return r.remove(n, o, drain.ManualDrain(r.Policy), "drain-required", final)
 	}
 	if !final && !r.waitForJobs(n, o) {
 		return ended
 	}
-	st := r.remove(n, o, gpuDeletion(r.Policy), "pod-deletion-required", final)
+	st := r.remove(n, o, drain.PodDeletion(r.Policy), "pod-deletion-required", final)
 	if st != ended || !r.Policy.Drain.Enabled || o.Outcome == Stuck {
 		return st
 	}
 	first := o.Why
 	*o = NodeOutcome{Node: o.Node, Scope: o.Scope, Round: o.Round, Evicted: o.Evicted, Pending: o.Pending}
-	st = r.remove(n, o, fallbackDrain(r.Policy), "drain-required", true)
+	st = r.remove(n, o, drain.FallbackDrain(r.Policy), "drain-required", true)
 	if st == ended {
 		o.Why = append(first, o.Why...)
 	}
@@ -151,24 +150,4 @@ func phaseBlockers(ph drain.Phase, res drain.DrainResult) []Blocker {
 		})
 	}
 	return out
-}
-
-// gpuDeletion is podDeletion: the GPU pods (and its podSelector's), every
-// one of which must go.
-func gpuDeletion(p operator.Policy) drain.Phase {
-	or, _ := labels.Parse(p.PodDeletion.PodSelector)
-	return drain.Phase{Name: "podDeletion", GPU: true, Or: or, Strict: true, TimeoutSeconds: p.PodDeletion.TimeoutSeconds,
-		Flags: drain.Flags{Force: p.PodDeletion.Force, DeleteEmptyDir: p.PodDeletion.DeleteEmptyDir}}
-}
-
-// fallbackDrain is drain: the pods of its podSelector, not drain-skipped.
-func fallbackDrain(p operator.Policy) drain.Phase {
-	return drain.Phase{Name: "drain", Selector: p.DrainSelector(), TimeoutSeconds: p.Drain.TimeoutSeconds,
-		Flags: drain.Flags{Force: p.Drain.Force, DeleteEmptyDir: p.Drain.DeleteEmptyDir}}
-}
-
-// manualDrain is the lab's kubectl drain --ignore-daemonsets of every
-// pod, which waits for a budget without end.
-func manualDrain(p operator.Policy) drain.Phase {
-	return drain.Phase{Name: "drain", Flags: drain.Flags{Force: p.Drain.Force, DeleteEmptyDir: p.Drain.DeleteEmptyDir}}
 }

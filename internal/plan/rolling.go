@@ -204,9 +204,9 @@ type rollout struct {
 // loop starts nodes as the window allows until none can start.
 func (r *rollout) loop(queue []*corev1.Node) {
 	for round := 1; len(queue) > 0; round++ {
-		avail := r.window().available()
+		avail := r.window().Available()
 		if round == 1 {
-			r.Slots, r.Unavailable = avail, r.window().unavailable
+			r.Slots, r.Unavailable = avail, r.window().Unavailable
 		}
 		var start, rest []*corev1.Node
 		for _, n := range queue {
@@ -274,12 +274,12 @@ func (r *rollout) done(n *corev1.Node, o *NodeOutcome) {
 }
 
 // window counts the scope now.
-func (r *rollout) window() window {
-	w := window{total: len(r.nodes), required: r.required, inProgress: r.inProgress,
-		maxParallel: r.Policy.MaxParallel, maxUnavailable: r.MaxUnavailable}
+func (r *rollout) window() operator.Window {
+	w := operator.Window{Total: len(r.nodes), Required: r.required, InProgress: r.inProgress,
+		MaxParallel: r.Policy.MaxParallel, MaxUnavailable: r.MaxUnavailable}
 	for _, n := range r.nodes {
-		if r.cordoned(n) || !nodeReady(n) {
-			w.unavailable++
+		if r.cordoned(n) || !nodefacts.Ready(n) {
+			w.Unavailable++
 		}
 	}
 	return w
@@ -300,9 +300,9 @@ func (r *rollout) haltReason(left int) string {
 		}
 	}
 	switch {
-	case w.unavailable >= w.maxUnavailable:
+	case w.Unavailable >= w.MaxUnavailable:
 		return fmt.Sprintf("%d node(s) left never start: %d of %d managed node(s) are cordoned or NotReady, and maxUnavailable is %d (%s)",
-			left, w.unavailable, w.total, w.maxUnavailable, orAll(r.Policy.MaxUnavailable))
+			left, w.Unavailable, w.Total, w.MaxUnavailable, orAll(r.Policy.MaxUnavailable))
 	default:
 		return fmt.Sprintf("%d node(s) left never start: %d failed or stuck node(s) hold all %d slot(s) (maxParallelUpgrades %d)",
 			left, held, r.Policy.MaxParallel, r.Policy.MaxParallel)
@@ -314,17 +314,6 @@ func orAll(s string) string {
 		return "unset: every node"
 	}
 	return s
-}
-
-// nodeReady is the Ready condition; a node without conditions (a
-// manifest) is taken as Ready.
-func nodeReady(n *corev1.Node) bool {
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return true
 }
 
 func sortedGPUNodes(m *drain.Model) []*corev1.Node {

@@ -324,7 +324,7 @@ func convert(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalo
 			done <- drained{err: err}
 			return
 		}
-		done <- drained{sections: input.DrainSections(facts, m)}
+		done <- drained{sections: input.DrainSections(facts, m, opt.Operator)}
 	}()
 	in, err := policy.NewInput(input.Build(inv, facts, cat, opt))
 	d := <-done

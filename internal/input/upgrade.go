@@ -1,0 +1,264 @@
+package input
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/operator"
+)
+
+// Node keys the upgrade library reads and writes (k8s-operator-libs
+// pkg/upgrade consts.go).
+const (
+	skipLabel            = "nvidia.com/gpu-driver-upgrade.skip"
+	initialUnschedulable = "nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable"
+	waitStartAnnotation  = "nvidia.com/gpu-driver-upgrade-wait-for-pod-completion-start-time"
+	validationStart      = "nvidia.com/gpu-driver-upgrade-validation-start-time"
+)
+
+// upgradeSection is input.upgrade: the GPU Operator's rollout as it would
+// meet the fleet read. Each scope's window at the outset, and, per
+// managed GPU node, what the phases that remove its pods meet. Without a
+// profile the manual procedure is the model, and only "operator": false
+// is set.
+func upgradeSection(facts *nodefacts.Set, m *drain.Model, p *operator.Profile) map[string]any {
+	out := map[string]any{"operator": p != nil, "scopes": []any{}, "nodes": map[string]any{}}
+	if p == nil {
+		return out
+	}
+	policies, _ := operator.Policies(p, operator.PolicyFlags{}) // the profile checked them
+	scopes := map[string]*upgradeScope{}
+	var order []*upgradeScope
+	nodes := map[string]any{}
+	for _, f := range sortedGPUFacts(facts) {
+		if !f.Image.Managed {
+			continue
+		}
+		pol, name := policies(f.Image.Owner)
+		sc := scopes[name]
+		if sc == nil {
+			sc = &upgradeScope{name: name, policy: pol, driver: driverOf(p, f.Image.Owner)}
+			scopes[name] = sc
+			order = append(order, sc)
+		}
+		sc.add(f)
+		nodes[f.Name] = upgradeNode(m, m.Node(f.Name), name, pol)
+	}
+	entries := make([]any, len(order))
+	for i, sc := range order {
+		entries[i] = sc.entry()
+	}
+	out["scopes"], out["nodes"] = entries, nodes
+	return out
+}
+
+func sortedGPUFacts(facts *nodefacts.Set) []nodefacts.Facts {
+	var out []nodefacts.Facts
+	for _, f := range facts.List() {
+		if f.GPU {
+			out = append(out, f)
+		}
+	}
+	slices.SortFunc(out, func(a, b nodefacts.Facts) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// driverOf is the driver configuration that owns a node, or the first.
+func driverOf(p *operator.Profile, owner string) operator.Driver {
+	for _, d := range p.Drivers {
+		if d.Owner() == owner {
+			return d
+		}
+	}
+	return p.Drivers[0]
+}
+
+// upgradeScope counts one scope's managed nodes as GetUpgradesAvailable
+// reads them.
+type upgradeScope struct {
+	name        string
+	policy      operator.Policy
+	driver      operator.Driver
+	managed     int
+	inProgress  int
+	unavailable []any // {node, why}
+}
+
+func (sc *upgradeScope) add(f nodefacts.Facts) {
+	sc.managed++
+	switch {
+	case !f.Ready:
+		sc.unavailable = append(sc.unavailable, map[string]any{"node": f.Name, "why": "NotReady"})
+	case f.Unschedulable:
+		sc.unavailable = append(sc.unavailable, map[string]any{"node": f.Name, "why": "cordoned"})
+	}
+	if s := f.UpgradeState; s != "" && s != "upgrade-required" && s != "upgrade-done" {
+		sc.inProgress++
+	}
+}
+
+func (sc *upgradeScope) entry() map[string]any {
+	limit, _ := sc.policy.Unavailable(sc.managed) // the profile checked it
+	w := operator.Window{Total: sc.managed, Required: sc.managed - sc.inProgress, InProgress: sc.inProgress,
+		Unavailable: len(sc.unavailable), MaxParallel: sc.policy.MaxParallel, MaxUnavailable: limit}
+	return map[string]any{
+		"name":                    sc.name,
+		"object":                  loadRef(sc.driver.Object),
+		"policy_field":            policyField(sc.driver),
+		"policy":                  policyEntry(sc.policy),
+		"managed":                 sc.managed,
+		"in_progress":             sc.inProgress,
+		"unavailable":             len(sc.unavailable),
+		"unavailable_nodes":       sc.unavailable,
+		"max_unavailable":         limit,
+		"slots":                   w.Available(),
+		"max_unavailable_written": sc.policy.MaxUnavailable,
+	}
+}
+
+// policyField points at the upgrade policy in the driver's manifest.
+func policyField(d operator.Driver) string {
+	switch d.Object.Kind {
+	case "ClusterPolicy":
+		return "/spec/driver/upgradePolicy"
+	case "NVIDIADriver":
+		return "/spec/upgradePolicy"
+	}
+	return ""
+}
+
+func policyEntry(p operator.Policy) map[string]any {
+	phase := func(ph operator.Phase) map[string]any {
+		return map[string]any{"enabled": ph.Enabled, "force": ph.Force, "delete_emptydir": ph.DeleteEmptyDir,
+			"pod_selector": ph.PodSelector, "timeout_seconds": ph.TimeoutSeconds}
+	}
+	return map[string]any{
+		"from":                  p.From,
+		"auto_upgrade":          p.AutoUpgrade,
+		"max_parallel_upgrades": p.MaxParallel,
+		"max_unavailable":       p.MaxUnavailable,
+		"wait_for_completion":   phase(p.WaitForJobs),
+		"pod_deletion":          phase(p.PodDeletion),
+		"drain":                 phase(p.Drain),
+	}
+}
+
+// upgradeNode is what the upgrade of one managed node meets: the phases
+// that remove its pods (none while autoUpgrade is off: the upgrade is then
+// the manual procedure), the pods their filters refuse, and the budgets
+// that refuse their evictions.
+func upgradeNode(m *drain.Model, n *corev1.Node, scope string, pol operator.Policy) map[string]any {
+	out := map[string]any{
+		"scope":                 scope,
+		"auto_upgrade":          pol.AutoUpgrade,
+		"phases":                []any{},
+		"skip":                  n.Labels[skipLabel] == "true",
+		"initial_unschedulable": hasKey(n.Annotations, initialUnschedulable),
+		"wait_started":          epoch(n.Annotations[waitStartAnnotation]),
+		"validation_started":    epoch(n.Annotations[validationStart]),
+		"not_deletable":         []any{},
+		"drain_needs_force":     []any{},
+		"drain_needs_emptydir":  []any{},
+		"refusals":              []any{},
+	}
+	if !pol.AutoUpgrade {
+		return out
+	}
+	phases := drain.UpgradePhases(pol)
+	names := make([]any, len(phases))
+	pods := m.PodsOn(n.Name)
+	for i, ph := range phases {
+		names[i] = ph.Name
+		screen, _ := ph.Screen(n.Name, pods)
+		if ph.Strict {
+			out["not_deletable"] = notDeletable(screen, ph.Flags)
+		} else {
+			out["drain_needs_force"] = podEntries(lacking(screen.NeedsForce, ph.Flags.Force), ownerField)
+			out["drain_needs_emptydir"] = podEntries(lacking(screen.NeedsDeleteEmptyDir, ph.Flags.DeleteEmptyDir), emptyDirField)
+		}
+	}
+	out["phases"] = names
+	if !m.Fits(n.Name) {
+		out["refusals"] = phaseRefusals(m, n.Name, phases)
+	}
+	return out
+}
+
+func hasKey(m map[string]string, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// epoch reads a start-time annotation (seconds since 1970); 0 when unset
+// or unreadable.
+func epoch(v string) int64 {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+func lacking(ps []*drain.Pod, given bool) []*drain.Pod {
+	if given {
+		return nil
+	}
+	return ps
+}
+
+// notDeletable are the pods GPU-pod deletion must remove and cannot: each
+// fails the phase at once (k8s-operator-libs pod_manager.go).
+func notDeletable(r drain.DrainResult, f drain.Flags) []any {
+	out := []any{}
+	add := func(ps []*drain.Pod, reason string, field func(*drain.Pod) string) {
+		for _, e := range podEntries(ps, field) {
+			e.(map[string]any)["reason"] = reason
+			out = append(out, e)
+		}
+	}
+	for _, p := range r.Kept {
+		add([]*drain.Pod{p}, p.Verdict.Stays, gpuField)
+	}
+	add(lacking(r.NeedsForce, f.Force), "no controller", ownerField)
+	add(lacking(r.NeedsDeleteEmptyDir, f.DeleteEmptyDir), "emptyDir", emptyDirField)
+	return out
+}
+
+// gpuField points at the resources of the pod's first container that
+// uses a GPU.
+func gpuField(p *drain.Pod) string {
+	for i, c := range p.Spec.Containers {
+		for _, rl := range []corev1.ResourceList{c.Resources.Limits, c.Resources.Requests} {
+			for name := range rl {
+				if drain.IsGPUResource(name) {
+					return pointer(append(slices.Clone(p.SpecPath), "containers", i, "resources"))
+				}
+			}
+		}
+	}
+	return pointer(append(slices.Clone(p.SpecPath), "containers"))
+}
+
+// phaseRefusals are the budgets that refuse the phases' evictions for
+// good, each under the first phase it refuses.
+func phaseRefusals(m *drain.Model, node string, phases []drain.Phase) []any {
+	out := []any{}
+	seen := map[*drain.Budget]bool{}
+	for _, ph := range phases {
+		for _, f := range m.NewSim(drain.Flags{}).RoomIn(node, ph).Refusals {
+			if seen[f.Budget] {
+				continue
+			}
+			seen[f.Budget] = true
+			e := refusalEntry(f)
+			e["phase"] = ph.Name
+			out = append(out, e)
+		}
+	}
+	return out
+}
