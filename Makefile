@@ -6,14 +6,14 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 LAB     := testdata/lab
 
-.PHONY: build test lint tools demo fuzz bench bench-live controlplane clean image image-push release
+.PHONY: build test lint tools demo fuzz bench bench-live controlplane fidelity clean image image-push release
 
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/drvcheck
 
 # Everything: lint, the Go tests (Rego unit tests included, and the lab end
 # to end on a real control plane), and a short fuzz of every parser.
-test: lint controlplane
+test: lint controlplane fidelity
 	DRVCHECK_REQUIRE_CLUSTER=1 $(GO) test -count=1 ./...
 	$(MAKE) fuzz FUZZTIME=30000x
 
@@ -23,6 +23,13 @@ test: lint controlplane
 # reuse it.
 controlplane:
 	bash hack/controlplane/build.sh >/dev/null
+
+# The fidelity suite's reconciler: NVIDIA's upgrade library as the GPU
+# Operator drives it (hack/fidelity, its own module), cached like the
+# control plane. cmd/drvcheck's TestFidelityAgainstTheUpgradeLibrary runs it.
+fidelity:
+	cd hack/fidelity && $(GO) vet ./... && test -z "$$(gofmt -l .)"
+	bash hack/fidelity/build.sh >/dev/null
 
 # go vet, gofmt and golangci-lint (.golangci.yml says which linters and why).
 lint: tools

@@ -97,10 +97,11 @@ func Roll(m *drain.Model, after After, opt RollingOptions) (*Rolling, error) {
 	for _, sc := range scopes {
 		out := sc.roll(forward, after, opt.Driver, false)
 		if !sc.Policy.Manual { // the manual procedure goes in the user's order
-			other := (&scope{Scope: sc.Scope, nodes: sc.nodes, unmanaged: sc.unmanaged}).roll(backward, after, opt.Driver, true)
+			other := (&scope{Scope: sc.Scope, nodes: sc.nodes, unmanaged: sc.unmanaged, cordonedBefore: sc.cordonedBefore}).roll(backward, after, opt.Driver, true)
+			contested := sc.Halts && sc.contested(out)
 			for i := range out {
 				o := &out[i]
-				if o.Outcome != other[i].Outcome || o.State != other[i].State {
+				if o.Outcome != other[i].Outcome || o.State != other[i].State || contested && o.Outcome != Skipped && !sc.precordoned(o.Node) {
 					o.OrderDependent = true
 				}
 			}
@@ -120,8 +121,9 @@ func Roll(m *drain.Model, after After, opt RollingOptions) (*Rolling, error) {
 // scope is a Scope with its nodes, in name order.
 type scope struct {
 	Scope
-	nodes     []*corev1.Node
-	unmanaged []NodeOutcome
+	nodes          []*corev1.Node
+	unmanaged      []NodeOutcome
+	cordonedBefore map[string]bool
 }
 
 // scopesOf groups the GPU nodes by their policy's scope.
@@ -133,7 +135,7 @@ func scopesOf(m *drain.Model, after After, opt RollingOptions) ([]*scope, error)
 		policy, name := opt.Policy(f.Image.Owner)
 		sc := byName[name]
 		if sc == nil {
-			sc = &scope{Scope: Scope{Name: name, Policy: policy}}
+			sc = &scope{Scope: Scope{Name: name, Policy: policy}, cordonedBefore: map[string]bool{}}
 			byName[name] = sc
 			out = append(out, sc)
 		}
@@ -142,6 +144,9 @@ func scopesOf(m *drain.Model, after After, opt RollingOptions) ([]*scope, error)
 			continue
 		}
 		sc.nodes = append(sc.nodes, n)
+		if n.Spec.Unschedulable {
+			sc.cordonedBefore[n.Name] = true
+		}
 	}
 	for _, sc := range out {
 		sc.Managed = len(sc.nodes)
@@ -153,6 +158,28 @@ func scopesOf(m *drain.Model, after After, opt RollingOptions) ([]*scope, error)
 	}
 	return out, nil
 }
+
+// contested says whether nodes competed for the slots of a scope that
+// halts: a node that needed a slot started, and others were left out. The
+// operator takes the nodes in no set order, so any of them may have been
+// the one that started (and failed), and the name order and its reverse
+// do not show all of them.
+func (sc *scope) contested(out []NodeOutcome) bool {
+	started, left := false, false
+	for _, o := range out {
+		switch {
+		case o.Outcome == NotStarted:
+			left = true
+		case o.Round > 0 && !sc.precordoned(o.Node):
+			started = true
+		}
+	}
+	return started && left
+}
+
+// precordoned says whether node was cordoned before the upgrade: such a
+// node starts without a slot, whatever the order.
+func (sc *scope) precordoned(node string) bool { return sc.cordonedBefore[node] }
 
 // roll runs one scope on sim, in name order or reversed.
 func (sc *scope) roll(sim *drain.Sim, after After, version string, reversed bool) []NodeOutcome {

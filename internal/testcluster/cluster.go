@@ -64,6 +64,18 @@ func Start(tb testing.TB, opt Options) *Cluster {
 	return c
 }
 
+// Require skips tb, as Start would, when the binaries are absent and not
+// required, without starting anything: for tests that prepare costly
+// parts of their own first.
+func Require(tb testing.TB) {
+	tb.Helper()
+	if _, err := binDir(); errors.Is(err, errSkip) {
+		tb.Skip(err)
+	} else if err != nil {
+		tb.Fatal(err)
+	}
+}
+
 // New starts a cluster; the caller stops it. It returns an error wrapping
 // errSkip when the binaries are absent and not required (see Skipped).
 func New(opt Options) (*Cluster, error) {
