@@ -6,18 +6,17 @@ import (
 )
 
 // gpuUse counts, per node and GPU resource (nvidia.com/gpu, MIG slices),
-// what the pods on it request.
-type gpuUse map[string]map[corev1.ResourceName]int64
+// what the pods on it request. One flat map: a simulation copies it whole.
+type gpuUse map[gpuKey]int64
+
+type gpuKey struct {
+	node string
+	name corev1.ResourceName
+}
 
 func (u gpuUse) add(node string, req corev1.ResourceList, sign int64) {
-	if len(req) == 0 {
-		return
-	}
-	if u[node] == nil {
-		u[node] = map[corev1.ResourceName]int64{}
-	}
 	for name, q := range req {
-		u[node][name] += sign * q.Value()
+		u[gpuKey{node, name}] += sign * q.Value()
 	}
 }
 
@@ -60,7 +59,8 @@ func (s *Sim) gpuFits(p *Pod, n *corev1.Node, self *corev1.Node) (bool, corev1.R
 	}
 	for name, q := range p.gpu {
 		alloc := n.Status.Allocatable[name]
-		used := s.m.gpuUsed[n.Name][name] + s.gpuDelta[n.Name][name]
+		k := gpuKey{n.Name, name}
+		used := s.m.gpuUsed[k] + s.gpuDelta[k]
 		if self != nil && self.Name == n.Name {
 			used -= q.Value()
 		}

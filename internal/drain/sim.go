@@ -85,22 +85,15 @@ func (m *Model) NewSim(f Flags) *Sim {
 func (s *Sim) Clone() *Sim {
 	c := *s
 	c.at, c.health, c.gone = maps.Clone(s.at), maps.Clone(s.health), maps.Clone(s.gone)
-	c.arrived = nil
-	for k, v := range s.arrived {
-		if c.arrived == nil {
-			c.arrived = map[string][]*Pod{}
-		}
-		c.arrived[k] = append([]*Pod(nil), v...)
+	// The lists are only appended to: sharing them capped at their length
+	// makes the first append of either copy its own.
+	c.arrived = maps.Clone(s.arrived)
+	for k, v := range c.arrived {
+		c.arrived[k] = v[:len(v):len(v)]
 	}
 	c.pending = append([]*Pod(nil), s.pending...)
 	c.cordoned, c.cursor, c.delta = maps.Clone(s.cordoned), maps.Clone(s.cursor), maps.Clone(s.delta)
-	c.gpuDelta = nil
-	for n, u := range s.gpuDelta {
-		if c.gpuDelta == nil {
-			c.gpuDelta = gpuUse{}
-		}
-		c.gpuDelta[n] = maps.Clone(u)
-	}
+	c.gpuDelta = maps.Clone(s.gpuDelta)
 	c.budgets = nil
 	for k, v := range s.budgets {
 		if c.budgets == nil {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -25,6 +26,35 @@ type After struct {
 	Facts    *nodefacts.Set
 	Catalog  *catalog.Catalog
 	Findings []policy.Finding
+	// images are the image findings by node, once indexed.
+	images map[string][]Blocker
+}
+
+// indexed returns a with its image findings indexed by node, for a caller
+// that asks about every node.
+func (a After) indexed() After {
+	a.images = map[string][]Blocker{}
+	for _, x := range a.Findings {
+		if x.Image != "" {
+			a.images[x.Node] = append(a.images[x.Node], Blocker{What: x.Message, Fix: x.Fix})
+		}
+	}
+	return a
+}
+
+// imageBlockers are the findings that say node's image is missing or
+// unknown.
+func (a After) imageBlockers(node string) []Blocker {
+	if a.images != nil {
+		return slices.Clone(a.images[node])
+	}
+	var out []Blocker
+	for _, x := range a.Findings {
+		if x.Image != "" && x.Node == node {
+			out = append(out, Blocker{What: x.Message, Fix: x.Fix})
+		}
+	}
+	return out
 }
 
 // UnknownNodeError is a NODE argument that names no node.
@@ -81,12 +111,7 @@ type image struct {
 // node, and its fix); without a source, nothing can say.
 func imageStep(node string, after After) image {
 	f, _ := after.Facts.Get(node)
-	s := image{Step: Step{Name: StepImage, Title: "image present?"}, tag: f.Tag}
-	for _, x := range after.Findings {
-		if x.Image != "" && x.Node == node {
-			s.Blockers = append(s.Blockers, Blocker{What: x.Message, Fix: x.Fix})
-		}
-	}
+	s := image{Step: Step{Name: StepImage, Title: "image present?", Blockers: after.imageBlockers(node)}, tag: f.Tag}
 	v := after.Catalog.Check(f.Tag)
 	switch {
 	case f.Tag == "":

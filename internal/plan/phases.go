@@ -92,7 +92,6 @@ func (r *rollout) waitForJobs(n *corev1.Node, o *NodeOutcome) bool {
 // (upgrade-failed); a budget's is blocked until final, then a failure
 // after the phase's timeout, or stuck in state without one.
 func (r *rollout) remove(n *corev1.Node, o *NodeOutcome, ph drain.Phase, state string, final bool) step {
-	before := r.sim.Clone()
 	res := r.sim.Run(n.Name, ph)
 	for _, e := range res.Evicted {
 		o.Evicted = append(o.Evicted, e.Pod.Key())
@@ -113,7 +112,10 @@ func (r *rollout) remove(n *corev1.Node, o *NodeOutcome, ph drain.Phase, state s
 	case !final:
 		return blocked
 	}
-	room := before.RoomIn(n.Name, ph)
+	// The budgets are judged where the node waits: after the evictions
+	// that passed (a copy of the simulation before each run would cost a
+	// copy per node).
+	room := r.sim.RoomIn(n.Name, ph)
 	o.Why = budgetStep(r.sim.Model(), n.Name, room).Blockers
 	o.Outcome, o.State = Failed, "upgrade-failed"
 	switch {

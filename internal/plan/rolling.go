@@ -91,6 +91,7 @@ func Roll(m *drain.Model, after After, opt RollingOptions) (*Rolling, error) {
 	if err != nil {
 		return nil, err
 	}
+	after = after.indexed()
 	r := &Rolling{Driver: opt.Driver}
 	forward := m.NewSim(drain.Flags{})
 	backward := m.NewSim(drain.Flags{})

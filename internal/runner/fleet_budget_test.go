@@ -12,10 +12,12 @@ import (
 )
 
 // Budget from the project's standards: the target fleet checked from files
-// in at most 1.5x the time to merely decode it, in at most 1 GiB.
+// in at most 1.5x the time to merely decode it, in at most 1 GiB; and its
+// whole rollout simulated (plan --all) in at most 2x the time of check.
 const (
-	maxRatio = 1.5
-	maxRSS   = 1 << 30
+	maxRatio     = 1.5
+	maxRSS       = 1 << 30
+	maxPlanRatio = 2.0
 )
 
 // TestFleetBudget runs the real binary on the target fleet and holds it to
@@ -41,13 +43,15 @@ func TestFleetBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	var rss int64
+	var rss, planRSS int64
 	check := best(t, 3, func() {
-		cmd := exec.Command(bin, "check", filepath.Join(dir, "k8s"), "--matrix", matrix, "-o", "json", "--fail-on", "none")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("check: %v\n%.2000s", err, out)
-		}
-		rss = max(rss, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss*1024)
+		rss = max(rss, runBinary(t, 0, bin, "check", filepath.Join(dir, "k8s"), "--matrix", matrix, "-o", "json", "--fail-on", "none"))
+	})
+	// Every node rolls, windows of a quarter of the fleet at once, in name
+	// order and in reverse: the heaviest rollout the flags can ask for.
+	plan := best(t, 3, func() {
+		planRSS = max(planRSS, runBinary(t, 1, bin, "plan", "--all", "--driver", "580.90.07", "--max-parallel-upgrades", "0", "--max-unavailable", "25%",
+			filepath.Join(dir, "k8s"), "--matrix", matrix, "-o", "json"))
 	})
 	ratio := float64(check) / float64(decode)
 	t.Logf("decode %v, check %v, ratio %.2f (budget %.1f), peak RSS %d MiB (budget %d MiB)",
@@ -59,6 +63,26 @@ func TestFleetBudget(t *testing.T) {
 	if rss > maxRSS {
 		t.Errorf("peak RSS %d MiB, over the %d MiB budget", rss>>20, maxRSS>>20)
 	}
+	planRatio := float64(plan) / float64(check)
+	t.Logf("plan --all %v, %.2fx check (budget %.1f), peak RSS %d MiB", plan, planRatio, maxPlanRatio, planRSS>>20)
+	if planRatio > maxPlanRatio {
+		t.Errorf("plan --all takes %.2fx the time of check, over the %.1fx budget", planRatio, maxPlanRatio)
+	}
+	if planRSS > maxRSS {
+		t.Errorf("plan --all: peak RSS %d MiB, over the %d MiB budget", planRSS>>20, maxRSS>>20)
+	}
+}
+
+// runBinary runs the binary, which must exit with code (plan --all exits 1 when
+// nodes fail), and returns its peak RSS.
+func runBinary(t *testing.T, code int, bin string, args ...string) int64 {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	out, err := cmd.CombinedOutput()
+	if got := cmd.ProcessState.ExitCode(); got != code {
+		t.Fatalf("%s: exit %d (%v)\n%.2000s", args[0], got, err, out)
+	}
+	return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024
 }
 
 func best(t *testing.T, n int, f func()) time.Duration {

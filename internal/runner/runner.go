@@ -140,18 +140,29 @@ func Confirm(ctx context.Context, cfg Config, cat *catalog.Catalog, needed []str
 // are read once, the drain is planned on today's nodes and the image on
 // tomorrow's.
 func RunUpgrade(ctx context.Context, cfg Config, read Reader) (*Result, *drain.Model, error) {
-	var now *inventory.Inventory
+	type built struct {
+		m   *drain.Model
+		err error
+	}
+	model := make(chan built, 1)
 	keep := func(keepRaw bool) (*inventory.Inventory, error) {
 		inv, err := read(keepRaw)
-		now = inv
+		if err == nil {
+			// The model of the fleet as it is is built while the rules
+			// judge the fleet after the upgrade.
+			go func() {
+				m, err := drain.New(inv)
+				model <- built{m, err}
+			}()
+		}
 		return inv, err
 	}
 	res, err := Run(ctx, cfg, keep)
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := drain.New(now)
-	return res, m, err
+	b := <-model
+	return res, b.m, b.err
 }
 
 // Check runs every rule over the objects of cfg.
