@@ -70,6 +70,9 @@ type UpgradeState struct {
 	// HeldBy names what can hold a node in this state: "evictions"
 	// (budgets, drain flags) or "image" (the new driver image).
 	HeldBy []string `json:"held_by"`
+	// Requestor: only the library's requestor mode uses the state; the
+	// GPU Operator never does, so it is no step of its path.
+	Requestor bool `json:"requestor,omitempty"`
 }
 
 // Upgrade is the GPU Operator's upgrade state table that rules read as
@@ -81,22 +84,26 @@ type Upgrade struct {
 	Done   string         `json:"done"`
 }
 
-// Step is the 1-based position of state on the upgrade path; 0 for unset,
-// the failed state and values the controller does not use.
+// Step is the 1-based position of state on the GPU Operator's upgrade
+// path; 0 for unset, the failed state, the requestor-mode states and
+// values the controller does not use.
 func (u *Upgrade) Step(state string) int {
-	for i, s := range u.Path {
-		if s.Name == state {
+	for i, name := range u.Names() {
+		if name == state {
 			return i + 1
 		}
 	}
 	return 0
 }
 
-// Names lists the states of the path, in order.
+// Names lists the states of the GPU Operator's path, in order (the
+// requestor-mode states left out).
 func (u *Upgrade) Names() []string {
-	out := make([]string, len(u.Path))
-	for i, s := range u.Path {
-		out[i] = s.Name
+	var out []string
+	for _, s := range u.Path {
+		if !s.Requestor {
+			out = append(out, s.Name)
+		}
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -36,6 +37,33 @@ func TestOperatorRolloutRules(t *testing.T) {
 		}
 		if f.Rule == "DRV020" && f.Severity == "error" && !strings.Contains(f.Message, "the GPU Operator's podDeletion on g0, g1, g2, g3 is refused") {
 			t.Errorf("DRV020 names no phase: %s", f.Message)
+		}
+	}
+}
+
+// The same fleet under plan --all: g3 NotReady uses up maxUnavailable, so
+// no node starts, and the scope says why.
+func TestOperatorRolloutNothingStarts(t *testing.T) {
+	repo := operatorRegistry(t, "570.86.15-5.15.0-119-generic-ubuntu22.04")
+	r := drv(t, "plan", "--all", "--driver", "570.86.15", opFile("rollout"), "--driver-repository", repo, "--cache-dir="+t.TempDir(), "-o", "json")
+	var plan struct {
+		Scopes []struct {
+			Halts bool
+			Slots int
+			Why   string
+		}
+		Nodes []struct{ Node, Outcome, State string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil || r.code != 1 {
+		t.Fatalf("exit %d, %v: %s%s", r.code, err, r.stdout, r.stderr)
+	}
+	if len(plan.Scopes) != 1 || !plan.Scopes[0].Halts || plan.Scopes[0].Slots != 0 ||
+		!strings.Contains(plan.Scopes[0].Why, "1 of 4 managed node(s) are cordoned or NotReady, and maxUnavailable is 1 (25%)") {
+		t.Errorf("scopes: %+v", plan.Scopes)
+	}
+	for _, n := range plan.Nodes {
+		if n.Outcome != "not-started" || n.State != "upgrade-required" {
+			t.Errorf("%+v", n)
 		}
 	}
 }

@@ -77,7 +77,7 @@ func TestStatusExplainsStalls(t *testing.T) {
 	if code != 1 || len(lines) != 5 || !strings.HasPrefix(lines[0], "NODE") {
 		t.Fatalf("text: exit %d\n%s", code, out)
 	}
-	if !strings.Contains(lines[2], "drain-required (5/11)") || !strings.Contains(lines[2], "lower trainer-pdb minAvailable from 4 to 3") {
+	if !strings.Contains(lines[2], "drain-required (5/9)") || !strings.Contains(lines[2], "lower trainer-pdb minAvailable from 4 to 3") {
 		t.Fatalf("lab-node-1 row: %s", lines[2])
 	}
 }

@@ -26,10 +26,21 @@ func (c *Client) Read(ctx context.Context, kinds []Kind, keepRaw bool) (*invento
 	if err != nil {
 		return nil, err
 	}
+	core, optional := splitOptional(core)
 	lists, err := c.list(ctx, core)
 	if err != nil {
 		return nil, err
 	}
+	// Kubernetes' own kinds a cluster may not serve, once the others are
+	// read: only those the API serves.
+	if optional, err = c.served(ctx, optional); err != nil {
+		return nil, err
+	}
+	optLists, err := c.list(ctx, optional)
+	if err != nil {
+		return nil, err
+	}
+	core, lists = append(core, optional...), append(lists, optLists...)
 	// Custom resources after Kubernetes' own: only those the API serves.
 	custom, err = c.served(ctx, custom)
 	if err != nil {
@@ -53,6 +64,19 @@ func (c *Client) Read(ctx context.Context, kinds []Kind, keepRaw bool) (*invento
 		}
 	}
 	return inv, nil
+}
+
+// splitOptional splits Kubernetes' own kinds into those every cluster
+// serves and the optional ones.
+func splitOptional(kinds []Kind) (required, optional []Kind) {
+	for _, k := range kinds {
+		if k.entry().Optional {
+			optional = append(optional, k)
+		} else {
+			required = append(required, k)
+		}
+	}
+	return required, optional
 }
 
 // split splits kinds into Kubernetes' own and the custom resources; a

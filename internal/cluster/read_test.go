@@ -14,6 +14,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/rest"
@@ -70,6 +71,9 @@ func TestReadEveryKind(t *testing.T) {
 	_, err = cs.CoreV1().ReplicationControllers(ns).Create(ctx, &corev1.ReplicationController{ObjectMeta: om("rc"),
 		Spec: corev1.ReplicationControllerSpec{Replicas: &zero, Selector: labels, Template: &tmpl}}, metav1.CreateOptions{})
 	check(err)
+	_, err = cs.ResourceV1().ResourceClaims(ns).Create(ctx, &resourcev1.ResourceClaim{ObjectMeta: om("claim"), Spec: resourcev1.ResourceClaimSpec{
+		Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu.nvidia.com"}}}}}}, metav1.CreateOptions{})
+	check(err)
 	mustNode(t, ctx, c, "every-kind-node", map[string]string{"nvidia.com/gpu.present": "true"})
 
 	client, err := NewForConfig(c.Config)
@@ -98,6 +102,7 @@ func TestReadEveryKind(t *testing.T) {
 	has("Job", ns+"/j", names(inv.Jobs, func(x *batchv1.Job) string { return x.Namespace + "/" + x.Name }))
 	has("CronJob", ns+"/cj", names(inv.CronJobs, func(x *batchv1.CronJob) string { return x.Namespace + "/" + x.Name }))
 	has("ReplicationController", ns+"/rc", names(inv.ReplicationControllers, func(x *corev1.ReplicationController) string { return x.Namespace + "/" + x.Name }))
+	has("ResourceClaim", ns+"/claim", names(inv.ResourceClaims, func(x *resourcev1.ResourceClaim) string { return x.Namespace + "/" + x.Name }))
 	// Every Kubernetes kind of the table was created above (the operator's
 	// and the GPU workloads' have their own tests).
 	var core []string
@@ -107,7 +112,7 @@ func TestReadEveryKind(t *testing.T) {
 		}
 	}
 	if want := []string{"Node", "Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob",
-		"ReplicationController", "PodDisruptionBudget", "Namespace"}; !slices.Equal(core, want) {
+		"ReplicationController", "PodDisruptionBudget", "Namespace", "ResourceClaim"}; !slices.Equal(core, want) {
 		t.Errorf("kinds read %v; this test covers %v", core, want)
 	}
 
@@ -117,7 +122,7 @@ func TestReadEveryKind(t *testing.T) {
 		}
 	}
 	total := len(inv.Nodes) + len(inv.Pods) + len(inv.Namespaces) + len(inv.PDBs) + len(inv.Deployments) + len(inv.ReplicaSets) +
-		len(inv.StatefulSets) + len(inv.DaemonSets) + len(inv.Jobs) + len(inv.CronJobs) + len(inv.ReplicationControllers)
+		len(inv.StatefulSets) + len(inv.DaemonSets) + len(inv.Jobs) + len(inv.CronJobs) + len(inv.ReplicationControllers) + len(inv.ResourceClaims)
 	if inv.Objects != total || len(inv.Raw()) != total {
 		t.Errorf("Objects %d, raw %d, want both %d", inv.Objects, len(inv.Raw()), total)
 	}

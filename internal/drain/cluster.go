@@ -20,6 +20,7 @@ import (
 // must be computed again.
 func (m *Model) clusterPods(inv *inventory.Inventory, where func(object.Ref) string) error {
 	ctl := newControllers(inv)
+	claims := newGPUClaims(inv.ResourceClaims)
 	pods := slices.Clone(inv.Pods)
 	slices.SortFunc(pods, func(a, b *corev1.Pod) int {
 		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
@@ -34,6 +35,7 @@ func (m *Model) clusterPods(inv *inventory.Inventory, where func(object.Ref) str
 			Namespace: kp.Namespace, Name: kp.Name, Labels: kp.Labels, Spec: &kp.Spec,
 			Workload: ref, SpecPath: podSpecPath, Node: kp.Spec.NodeName, Phase: kp.Status.Phase,
 			Ready: inventory.PodReady(kp), Deleting: kp.DeletionTimestamp != nil, Verdict: Filter(kp), group: g,
+			GPUClaim: claims.holds(kp),
 		}
 		if c := metav1.GetControllerOfNoCopy(kp); c != nil {
 			ctl.resolve(p, c)

@@ -65,15 +65,15 @@ func (ph Phase) Screen(node string, pods []*Pod) (res DrainResult, evict []*Pod)
 func (ph Phase) takes(p *Pod) bool {
 	if ph.GPU {
 		running := p.Phase == corev1.PodRunning || p.Phase == corev1.PodPending
-		return running && (GPUPod(p.Spec) || ph.Or != nil && !ph.Or.Empty() && ph.Or.Matches(labels.Set(p.Labels)))
+		return running && (GPUPod(p.Spec) || p.GPUClaim || ph.Or != nil && !ph.Or.Empty() && ph.Or.Matches(labels.Set(p.Labels)))
 	}
 	return ph.Selector == nil || ph.Selector.Matches(labels.Set(p.Labels))
 }
 
 // GPUPod is the GPU Operator's gpuPodSpecFilter on a pod spec: a
 // container (not an init container) that requests or limits a resource
-// named nvidia.com/gpu* or nvidia.com/mig-*. (Its DRA part, an allocated
-// gpu.nvidia.com claim, needs the claims, which drvcheck does not read.)
+// named nvidia.com/gpu* or nvidia.com/mig-*. Its DRA part, an allocated
+// gpu.nvidia.com claim, is Pod.GPUClaim (live pods; claims.go).
 func GPUPod(spec *corev1.PodSpec) bool {
 	for _, c := range spec.Containers {
 		for _, rl := range []corev1.ResourceList{c.Resources.Limits, c.Resources.Requests} {

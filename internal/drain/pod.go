@@ -30,6 +30,8 @@ type Pod struct {
 	Deleting bool
 	// Verdict is what kubectl drain's filters make of the pod.
 	Verdict Verdict
+	// GPUClaim: the pod holds a GPU through a DRA claim (live only).
+	GPUClaim bool
 	// Budgets are the PodDisruptionBudgets that select the pod.
 	Budgets []*Budget
 

@@ -5,6 +5,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 
 	"github.com/drvcheck/drvcheck/internal/load"
 	"github.com/drvcheck/drvcheck/internal/object"
@@ -27,6 +28,9 @@ type Inventory struct {
 	// The GPU Operator's configuration, when among the inputs.
 	ClusterPolicies []*operator.ClusterPolicy
 	NVIDIADrivers   []*operator.NVIDIADriver
+	// ResourceClaims are the DRA claims pods hold: a pod with an allocated
+	// gpu.nvidia.com device is a GPU pod to the GPU Operator.
+	ResourceClaims []*resourcev1.ResourceClaim
 	// Custom are custom resources with pod templates (GPU workload kinds).
 	Custom []*customObject
 

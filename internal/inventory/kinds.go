@@ -7,6 +7,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 
 	"github.com/drvcheck/drvcheck/internal/operator"
 )
@@ -25,6 +26,10 @@ type Kind struct {
 	// Custom kinds are custom resources: listed only when the API serves
 	// them (discovery), as plain objects decoded like a file's.
 	Custom bool
+	// Optional kinds are Kubernetes' own that a cluster may not serve
+	// (resource.k8s.io/v1 is GA from 1.34): listed, typed, only when
+	// discovery says they are served.
+	Optional bool
 	// Templates and Pods say, for people, where the kind's pod templates
 	// sit and how many pods each makes; both empty for kinds that make no
 	// pods.
@@ -58,6 +63,9 @@ var Kinds = []*Kind{
 		Templates: "spec.template", Pods: "spec.replicas (1 when unset)", typed: rcKind},
 	{Name: "PodDisruptionBudget", Group: "policy", Version: "v1", Resource: "poddisruptionbudgets", Namespaced: true, typed: pdbKind},
 	{Name: "Namespace", Version: "v1", Resource: "namespaces", typed: namespaceKind},
+	// DRA claims: which pods hold a GPU through a claim (internal/drain).
+	{Name: "ResourceClaim", Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims", Namespaced: true,
+		Optional: true, typed: claimKind},
 
 	// The GPU Operator's configuration (internal/operator).
 	{Name: "ClusterPolicy", Group: operator.Group, Version: operator.ClusterPolicyVersion, Resource: "clusterpolicies",
@@ -143,6 +151,7 @@ var (
 	nodeKind      = typedOf(func(inv *Inventory) *[]*corev1.Node { return &inv.Nodes }, nil)
 	namespaceKind = typedOf(func(inv *Inventory) *[]*corev1.Namespace { return &inv.Namespaces }, nil)
 	pdbKind       = typedOf(func(inv *Inventory) *[]*policyv1.PodDisruptionBudget { return &inv.PDBs }, nil)
+	claimKind     = typedOf(func(inv *Inventory) *[]*resourcev1.ResourceClaim { return &inv.ResourceClaims }, nil)
 	podKind       = typedOf(func(inv *Inventory) *[]*corev1.Pod { return &inv.Pods }, func(p *corev1.Pod) []podTemplate {
 		return []podTemplate{{template: &corev1.PodTemplateSpec{ObjectMeta: p.ObjectMeta, Spec: p.Spec}, path: podSpecPath}}
 	})
