@@ -90,6 +90,11 @@ func decode(o *load.Object) (any, error) {
 	if k == nil || k.typed == nil {
 		return decodeCustomObject(o, group, k)
 	}
+	if k.Optional {
+		// Only a cluster's say which pods hold what (ResourceClaim
+		// status); a manifest of one, at any version, is not read.
+		return nil, nil
+	}
 	if o.Namespace == "" && k.Namespaced {
 		o.Namespace = load.DefaultNamespace
 	}

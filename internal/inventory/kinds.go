@@ -28,7 +28,8 @@ type Kind struct {
 	Custom bool
 	// Optional kinds are Kubernetes' own that a cluster may not serve
 	// (resource.k8s.io/v1 is GA from 1.34): listed, typed, only when
-	// discovery says they are served.
+	// discovery says they are served, and never read from files (what
+	// they tell is in their status).
 	Optional bool
 	// Templates and Pods say, for people, where the kind's pod templates
 	// sit and how many pods each makes; both empty for kinds that make no

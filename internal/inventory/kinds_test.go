@@ -88,3 +88,14 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// A ResourceClaim manifest is not read, at any version: what a claim tells
+// (which pod holds which device) is in a cluster's status.
+func TestResourceClaimsOnlyLive(t *testing.T) {
+	for _, v := range []string{"v1", "v1beta1", "v1beta2"} {
+		inv, err := Parse("claim.yaml", []byte("apiVersion: resource.k8s.io/"+v+"\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {}\n"), false)
+		if err != nil || len(inv.ResourceClaims) != 0 || len(inv.Unread) != 0 {
+			t.Errorf("%s: %v, %d claims, unread %v", v, err, len(inv.ResourceClaims), inv.Unread)
+		}
+	}
+}
