@@ -4,6 +4,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	resourcev1 "k8s.io/api/resource/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/drvcheck/drvcheck/internal/inventory"
 )
 
 // claimPod holds the claim named claim, as the kubelet reports it.
@@ -11,31 +16,43 @@ func claimPod(name, claim string) string {
 	return strings.Replace(livePod(name, "n1", "ReplicaSet/web-5d8f", true), "status:\n", "status:\n  resourceClaimStatuses: [{name: gpu, resourceClaimName: "+claim+"}]\n", 1)
 }
 
-func claim(name, driver string, admin bool) string {
+// claim is a claim as a cluster lists it (files never give claims).
+func claim(t *testing.T, name, driver string, admin bool) *resourcev1.ResourceClaim {
+	t.Helper()
 	a := "false"
 	if admin {
 		a = "true"
 	}
-	return `apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata: {name: ` + name + `}
-spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}]}}
+	var c resourcev1.ResourceClaim
+	err := yaml.Unmarshal([]byte(`metadata: {name: `+name+`, namespace: default}
 status:
   allocation:
     devices:
-      results: [{request: gpu, driver: ` + driver + `, pool: p, device: d, adminAccess: ` + a + `}]`
+      results: [{request: gpu, driver: `+driver+`, pool: p, device: d, adminAccess: `+a+`}]`), &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &c
 }
 
 // GPU-pod deletion takes a pod that holds a gpu.nvidia.com device through
 // a claim, as the operator's filter does, and one whose claim it cannot
 // read; not one holding another driver's device or admin access.
 func TestPodDeletionTakesGPUClaims(t *testing.T) {
-	m := liveModel(t, liveControllers,
-		claimPod("gpu", "c-gpu"), claim("c-gpu", GPUDriver, false),
-		claimPod("nic", "c-nic"), claim("c-nic", "net.example.com", false),
-		claimPod("admin", "c-admin"), claim("c-admin", GPUDriver, true),
-		claimPod("unread", "c-missing"),
-		livePod("plain", "n1", "ReplicaSet/web-5d8f", true))
+	inv, err := inventory.Parse("cluster.yaml", []byte(strings.Join([]string{liveControllers,
+		claimPod("gpu", "c-gpu"), claimPod("nic", "c-nic"), claimPod("admin", "c-admin"), claimPod("unread", "c-missing"),
+		livePod("plain", "n1", "ReplicaSet/web-5d8f", true)}, "\n---\n")), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv.Live = true
+	inv.ResourceClaims = []*resourcev1.ResourceClaim{
+		claim(t, "c-gpu", GPUDriver, false), claim(t, "c-nic", "net.example.com", false), claim(t, "c-admin", GPUDriver, true),
+	}
+	m, err := New(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, evict := Phase{Name: "podDeletion", GPU: true}.Screen("n1", m.PodsOn("n1"))
 	if got := Keys(evict); !slices.Equal(got, []string{"default/gpu", "default/unread"}) {
 		t.Errorf("GPU-pod deletion takes %v", got)

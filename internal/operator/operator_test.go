@@ -241,3 +241,36 @@ func TestClusterPolicyCandidates(t *testing.T) {
 		t.Errorf("pre-installed node candidates %v", got)
 	}
 }
+
+// What the chart installs rolls the driver: a values file lies over the
+// chart's values (autoUpgrade true), and the flags alone stand for the
+// chart's defaults; a ClusterPolicy written by hand without autoUpgrade
+// keeps the CRD's false.
+func TestChartPolicyRolls(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		spec   *UpgradePolicySpec
+		auto   bool
+		maxPar int
+	}{
+		{"no upgradePolicy", nil, true, DefaultMaxParallel},
+		{"autoUpgrade unset", &UpgradePolicySpec{MaxParallelUpgrades: ptr(3)}, true, 3},
+		{"autoUpgrade false", &UpgradePolicySpec{AutoUpgrade: ptr(false)}, false, DefaultMaxParallel},
+	} {
+		p := ChartPolicy(c.spec, "values.yaml")
+		if p.AutoUpgrade != c.auto || p.MaxParallel != c.maxPar || p.MaxUnavailable != DefaultMaxUnavailable || p.PodDeletion.TimeoutSeconds != DefaultPhaseTimeout {
+			t.Errorf("%s: %+v", c.name, p)
+		}
+	}
+	for _, f := range []Flags{{Values: "testdata/values.yaml"}, {DriverVersion: "550", Precompiled: true}} {
+		p, err := Build(f, Objects{})
+		if err != nil || !p.Drivers[0].Upgrade.AutoUpgrade || p.Drivers[0].Upgrade.MaxParallel != DefaultMaxParallel {
+			t.Errorf("%+v: %v %+v", f, err, p.Drivers[0].Upgrade)
+		}
+	}
+	if p := PolicyOf(&UpgradePolicySpec{}, "ClusterPolicy/x", false); p.AutoUpgrade {
+		t.Errorf("a ClusterPolicy without autoUpgrade: %+v", p)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

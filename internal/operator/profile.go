@@ -80,7 +80,8 @@ func Build(f Flags, objs Objects) (*Profile, error) {
 
 func fromFlags() *Profile {
 	repo, image := splitRepository(DefaultRepository)
-	d := Driver{Object: object.Ref{Kind: "Flags", Name: "drvcheck"}, Enabled: true, Repository: repo, Image: image}
+	d := Driver{Object: object.Ref{Kind: "Flags", Name: "drvcheck"}, Enabled: true, Repository: repo, Image: image,
+		Upgrade: ChartPolicy(nil, "the chart's default driver.upgradePolicy (no operator object read)")}
 	return &Profile{Mode: ModeClusterPolicy, Drivers: []Driver{d},
 		From: map[string]string{"repository": "default", "image": "default"}}
 }

@@ -114,6 +114,17 @@ func PolicyOf(spec *UpgradePolicySpec, where string, missingMeansAuto bool) Poli
 	return p
 }
 
+// ChartPolicy is PolicyOf for what the Helm chart installs: a values file
+// lies over the chart's values, whose driver.upgradePolicy has autoUpgrade
+// true, so it is true unless the file sets it.
+func ChartPolicy(spec *UpgradePolicySpec, where string) Policy {
+	p := PolicyOf(spec, where, true)
+	if spec != nil && spec.AutoUpgrade == nil {
+		p.AutoUpgrade = true
+	}
+	return p
+}
+
 func orInt(p *int, def int) int {
 	if p == nil {
 		return def

@@ -51,7 +51,7 @@ func fromValues(path string) (*Profile, error) {
 	if u := s.UpgradePolicy; u != nil && u.PodDeletion == nil {
 		u.PodDeletion = u.GPUPodDeletion // the chart's name, which it maps to podDeletion
 	}
-	d.Upgrade = PolicyOf(s.UpgradePolicy, "--operator-values "+path+" driver.upgradePolicy", false)
+	d.Upgrade = ChartPolicy(s.UpgradePolicy, "--operator-values "+path+" driver.upgradePolicy")
 	if d.Repository == "" {
 		d.Repository = chartRepository
 	}
