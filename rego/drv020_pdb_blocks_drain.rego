@@ -60,12 +60,9 @@ verdict(pdb) := {"severity": "error", "says": sprintf("draining %s is refused", 
 }
 
 # operator_refused maps each node whose upgrade phases the budget refuses
-# to the first such phase.
-operator_refused(pdb) := {name: phase |
-	some name, n in input.upgrade.nodes
-	rs := [r.phase | some r in n.refusals; r.budget == pdb.object]
-	count(rs) > 0
-	phase := rs[0]
+# to the first such phase (input.upgrade.refusing indexes them by budget).
+operator_refused(pdb) := {r.node: r.phase |
+	some r in object.get(input.upgrade, ["refusing", sprintf("%s/%s", [pdb.object.namespace, pdb.object.name])], [])
 }
 
 # drained are the nodes in a drain state whose drain the budget refuses.

@@ -57,10 +57,14 @@ test_lab_budget_stalls_the_draining_node if {
 # error naming the phase; one only a manual drain meets is a warning.
 operator(refusals) := {
 	"pdbs": [pdb("trainer-pdb", 4, 4, 0)],
-	"upgrade": {"operator": true, "scopes": [], "nodes": {
-		"lab-node-0": {"scope": "s", "auto_upgrade": true, "refusals": refusals},
-		"lab-node-1": {"scope": "s", "auto_upgrade": true, "refusals": []},
-	}},
+	"upgrade": {
+		"operator": true, "scopes": [],
+		"nodes": {
+			"lab-node-0": {"scope": "s", "auto_upgrade": true, "refusals": refusals},
+			"lab-node-1": {"scope": "s", "auto_upgrade": true, "refusals": []},
+		},
+		"refusing": {"gpu-drv/trainer-pdb": [{"node": "lab-node-0", "phase": r.phase} | some r in refusals]},
+	},
 }
 
 trainer_ref := {"kind": "PodDisruptionBudget", "namespace": "gpu-drv", "name": "trainer-pdb"}

@@ -20,11 +20,7 @@ meta := {
 
 findings contains f if {
 	some key in keys
-	hits := [[name, e] |
-		some name, n in input.upgrade.nodes
-		some e in n.not_deletable
-		[e.workload, e.reason] == key
-	]
+	hits := [h | some h in entries; [h[1].workload, h[1].reason] == key]
 	names := sort({h[0] | some h in hits})
 	f := lib.finding(meta, key[0], {
 		"message": sprintf("GPU-pod deletion on %s cannot remove %s: %s; the phase fails at once and the node goes to %s", [
@@ -35,10 +31,14 @@ findings contains f if {
 	})
 }
 
-keys contains [e.workload, e.reason] if {
-	some n in input.upgrade.nodes
+# entries are [node, entry] for every pod GPU-pod deletion cannot remove,
+# gathered once: the findings group them by workload and reason.
+entries := [[name, e] |
+	some name, n in input.upgrade.nodes
 	some e in n.not_deletable
-}
+]
+
+keys contains [h[1].workload, h[1].reason] if some h in entries
 
 why := {
 	"daemonset": "a DaemonSet pod that requests a GPU stays on the node, so the deleted pods never match the GPU pods",

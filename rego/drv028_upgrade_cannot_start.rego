@@ -25,12 +25,10 @@ findings contains f if {
 			written(s), s.max_unavailable,
 		]),
 		"field": field(s),
-		"stalls": [name |
-			some name, n in input.upgrade.nodes
-			n.scope == s.name
+		"stalls": [node.name |
 			some node in lib.gpu_nodes
-			node.name == name
 			node.upgrade_state == "upgrade-required"
+			lib.upgrade_node(node.name).scope == s.name
 		],
 	})
 }

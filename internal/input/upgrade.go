@@ -1,6 +1,7 @@
 package input
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,7 +28,7 @@ const (
 // profile the manual procedure is the model, and only "operator": false
 // is set.
 func upgradeSection(facts *nodefacts.Set, m *drain.Model, p *operator.Profile) map[string]any {
-	out := map[string]any{"operator": p != nil, "scopes": []any{}, "nodes": map[string]any{}}
+	out := map[string]any{"operator": p != nil, "scopes": []any{}, "nodes": map[string]any{}, "refusing": map[string]any{}}
 	if p == nil {
 		return out
 	}
@@ -53,7 +54,24 @@ func upgradeSection(facts *nodefacts.Set, m *drain.Model, p *operator.Profile) m
 	for i, sc := range order {
 		entries[i] = sc.entry()
 	}
-	out["scopes"], out["nodes"] = entries, nodes
+	out["scopes"], out["nodes"], out["refusing"] = entries, nodes, refusing(nodes)
+	return out
+}
+
+// refusing indexes the nodes' refusals by budget (namespace/name), so
+// that a rule about a budget finds the nodes it holds without a scan of
+// every node.
+func refusing(nodes map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, name := range slices.Sorted(maps.Keys(nodes)) {
+		for _, r := range nodes[name].(map[string]any)["refusals"].([]any) {
+			r := r.(map[string]any)
+			b := r["budget"].(map[string]any)
+			key := b["namespace"].(string) + "/" + b["name"].(string)
+			list, _ := out[key].([]any)
+			out[key] = append(list, map[string]any{"node": name, "phase": r["phase"]})
+		}
+	}
 	return out
 }
 
