@@ -33,13 +33,9 @@ findings contains f if {
 }
 
 # scopes are the rolling scopes whose pod deletion has a timeout.
-scopes contains {"name": s.name, "timeout": t, "next": next(s)} if {
+scopes contains {"name": s.name, "timeout": t, "next": lib.scope_after_deletion(s)} if {
 	some s in input.upgrade.scopes
 	s.policy.auto_upgrade
 	t := s.policy.pod_deletion.timeout_seconds
 	t > 0
 }
-
-next(s) := "drain-required" if s.policy.drain.enabled
-
-else := "upgrade-failed"

@@ -24,9 +24,12 @@ upgrade_scope(name) := s if {
 } else := {}
 
 # after_deletion(name) is where node name goes when its GPU-pod deletion
-# fails: the drain fallback when enabled, else upgrade-failed.
-after_deletion(name) := "drain-required" if {
-	upgrade_scope(name).policy.drain.enabled
+# fails: the drain fallback when enabled, else upgrade-failed;
+# scope_after_deletion(scope) is the same for a scope of input.upgrade.
+after_deletion(name) := scope_after_deletion(upgrade_scope(name))
+
+scope_after_deletion(scope) := "drain-required" if {
+	scope.policy.drain.enabled
 } else := "upgrade-failed"
 
 # listed(names) joins names, naming the first five and counting the rest:
