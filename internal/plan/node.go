@@ -45,16 +45,10 @@ func (a After) indexed() After {
 // imageBlockers are the findings that say node's image is missing or
 // unknown.
 func (a After) imageBlockers(node string) []Blocker {
-	if a.images != nil {
-		return slices.Clone(a.images[node])
+	if a.images == nil {
+		a = a.indexed() // a single node's plan asks once
 	}
-	var out []Blocker
-	for _, x := range a.Findings {
-		if x.Image != "" && x.Node == node {
-			out = append(out, Blocker{What: x.Message, Fix: x.Fix})
-		}
-	}
-	return out
+	return slices.Clone(a.images[node])
 }
 
 // UnknownNodeError is a NODE argument that names no node.
