@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -46,5 +48,60 @@ func TestInputFollowsTheFlags(t *testing.T) {
 	}
 	if r := drv(t, "input", lab+"/missing.yaml"); r.code != 2 || r.stdout != "" {
 		t.Fatalf("missing path: exit %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+// replicas: 2147483647 is valid: the input counts them all in their budget
+// (the nodes hold what the kubelet admits, the rest waits on no node), in
+// seconds and without gigabytes.
+func TestHugeReplicasAreCountedInTheInput(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.yaml")
+	doc := `apiVersion: v1
+kind: Node
+metadata: {name: n0, labels: {nvidia.com/gpu.present: "true"}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: big}
+spec:
+  replicas: 2147483647
+  selector: {matchLabels: {app: big}}
+  template:
+    metadata: {labels: {app: big}}
+    spec: {containers: [{name: c, image: x}]}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: big}
+spec:
+  maxUnavailable: 1
+  selector: {matchLabels: {app: big}}
+`
+	if err := os.WriteFile(big, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := drv(t, "input", big)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var in struct {
+		PDBs []struct {
+			Pods, Expected, Healthy, Allowed int
+			Nodes                            []string
+		}
+		Drain map[string]struct{ Pods int }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &in); err != nil {
+		t.Fatal(err)
+	}
+	if len(in.PDBs) != 1 {
+		t.Fatalf("pdbs %+v", in.PDBs)
+	}
+	if p := in.PDBs[0]; p.Pods != 2147483647 || p.Expected != 2147483647 || p.Healthy != 2147483647 || p.Allowed != 1 || len(p.Nodes) != 1 {
+		t.Fatalf("pdb %+v", p)
+	}
+	if in.Drain["n0"].Pods != 110 {
+		t.Fatalf("drain of n0 %+v", in.Drain["n0"])
 	}
 }

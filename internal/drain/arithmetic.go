@@ -1,6 +1,8 @@
 package drain
 
 import (
+	"math"
+
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
@@ -18,7 +20,11 @@ type Member struct {
 	ScaleErr string
 	// Healthy: not being deleted and Ready.
 	Healthy bool
+	// Count is how many identical pods the member stands for (0 is 1).
+	Count int32
 }
+
+func (p Member) count() int64 { return int64(max(p.Count, 1)) }
 
 // Count is a budget's status as the disruption controller computes it.
 type Count struct {
@@ -45,14 +51,17 @@ type Count struct {
 // with roundUp=true).
 func Compute(spec policyv1.PodDisruptionBudgetSpec, pods []Member) Count {
 	var c Count
+	var size, healthy int64
 	for _, p := range pods {
 		if p.Controller == "" {
 			c.Unmanaged = append(c.Unmanaged, p.Name)
 		}
+		size += p.count()
 		if p.Healthy {
-			c.Healthy++
+			healthy += p.count()
 		}
 	}
+	c.Healthy = saturate(healthy)
 	var err error
 	switch {
 	case spec.MaxUnavailable != nil:
@@ -63,7 +72,7 @@ func Compute(spec policyv1.PodDisruptionBudgetSpec, pods []Member) Count {
 			c.Desired = max(0, c.Expected-int32(mu))
 		}
 	case spec.MinAvailable != nil && spec.MinAvailable.Type == intstr.Int:
-		c.Expected, c.Desired = int32(len(pods)), spec.MinAvailable.IntVal
+		c.Expected, c.Desired = saturate(size), spec.MinAvailable.IntVal
 	case spec.MinAvailable != nil:
 		c.Expected, err = expectedScale(pods)
 		if err == nil {
@@ -92,7 +101,7 @@ func Allowed(expected, desired, healthy int32, syncFailed bool) int32 {
 // controllers, each controller counted once; pods without one are skipped.
 func expectedScale(pods []Member) (int32, error) {
 	seen := map[string]bool{}
-	var sum int32
+	var sum int64
 	for _, p := range pods {
 		if p.Controller == "" || seen[p.Controller] {
 			continue
@@ -101,10 +110,15 @@ func expectedScale(pods []Member) (int32, error) {
 			return 0, scaleError(p.ScaleErr)
 		}
 		seen[p.Controller] = true
-		sum += p.Scale
+		sum += int64(p.Scale)
 	}
-	return sum, nil
+	return saturate(sum), nil
 }
+
+// saturate keeps a sum of counts in the status' int32. The controller's
+// own sums would wrap, but no cluster holds 2^31 pods: only replicas
+// asked of files reach it.
+func saturate(n int64) int32 { return int32(min(n, math.MaxInt32)) }
 
 type scaleError string
 

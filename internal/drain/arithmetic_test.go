@@ -140,3 +140,22 @@ func TestOverlappingBudgetsAreComputedApartAndRefusedTogether(t *testing.T) {
 		t.Fatalf("eviction under both: %d %q, want 500", o.Code, o.Message)
 	}
 }
+
+// A member standing for many identical pods counts as that many, and sums
+// past what an int32 status holds stay at its maximum instead of wrapping.
+func TestComputeCountsMembersByTheirCount(t *testing.T) {
+	run := []Member{{Name: "w-0", Controller: "Deployment/w", Scale: 10, Healthy: true},
+		{Name: "w-1..9", Controller: "Deployment/w", Scale: 10, Healthy: true, Count: 9}}
+	if c := Compute(minAvail(num(4)), run); c.Expected != 10 || c.Healthy != 10 || c.Allowed != 6 {
+		t.Errorf("minAvailable 4 of a run of 10: %+v", c)
+	}
+	huge := []Member{{Name: "a-0..", Controller: "Deployment/a", Scale: 2147483647, Healthy: true, Count: 2147483647},
+		{Name: "b-0..", Controller: "Deployment/b", Scale: 2147483647, Healthy: true, Count: 2147483647}}
+	c := Compute(maxUnavail(num(1)), huge)
+	if c.Expected != 2147483647 || c.Healthy != 2147483647 || c.Desired != 2147483646 || c.Allowed != 1 {
+		t.Errorf("two runs of 2^31-1: %+v", c)
+	}
+	if c := Compute(minAvail(num(1)), huge); c.Expected != 2147483647 || c.Allowed != 2147483646 {
+		t.Errorf("minAvailable 1 of two runs of 2^31-1: %+v", c)
+	}
+}

@@ -66,6 +66,15 @@ func (b *Budget) Rule() string {
 	return "neither minAvailable nor maxUnavailable"
 }
 
+// Size is how many pods it selects, the replicas no node can take included.
+func (b *Budget) Size() int32 {
+	var n int64
+	for _, p := range b.Pods {
+		n += int64(p.Count)
+	}
+	return saturate(n)
+}
+
 // Overlapping lists its pods that another budget selects too: the eviction
 // API answers 500 for them.
 func (b *Budget) Overlapping() []*Pod {

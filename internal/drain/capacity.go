@@ -1,37 +1,69 @@
 package drain
 
 import (
+	"maps"
+	"slices"
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// gpuUse counts, per node and GPU resource (nvidia.com/gpu, MIG slices),
-// what the pods on it request. One flat map: a simulation copies it whole.
-type gpuUse map[gpuKey]int64
+// DefaultMaxPods is the kubelet's default --max-pods: what a node whose
+// status lists no allocatable pods (a manifest without status) is taken
+// to hold. The scheduler's resource fit counts pods like any resource, so
+// no node runs more pods than it allocates, however many replicas ask.
+const DefaultMaxPods = 110
 
-type gpuKey struct {
+// use is what the pods on each node take of it: pods, and GPU requests per
+// resource (nvidia.com/gpu, MIG slices). Pods have a map of their own,
+// keyed by the node's name alone: every search looks them up on every node
+// it tries. A simulation copies both whole.
+type use struct {
+	pods map[string]int32
+	gpus map[useKey]int64
+}
+
+type useKey struct {
 	node string
 	name corev1.ResourceName
 }
 
-func (u gpuUse) add(node string, req corev1.ResourceList, sign int64) {
-	for name, q := range req {
-		u[gpuKey{node, name}] += sign * q.Value()
+// request is a GPU resource a pod asks of its node.
+type request struct {
+	name  corev1.ResourceName
+	value int64
+}
+
+func (u use) clone() use { return use{pods: maps.Clone(u.pods), gpus: maps.Clone(u.gpus)} }
+
+// add counts p on node, or takes it off with sign -1. The maps are made on
+// first write: most pods ask for no GPU, and most simulations move few.
+func (u *use) add(node string, p *Pod, sign int32) {
+	if p.holds {
+		if u.pods == nil {
+			u.pods = map[string]int32{}
+		}
+		u.pods[node] += sign
+	}
+	for _, r := range p.gpu {
+		if u.gpus == nil {
+			u.gpus = map[useKey]int64{}
+		}
+		u.gpus[useKey{node, r.name}] += int64(sign) * r.value
 	}
 }
 
-// gpuRequests is what a pod of spec asks of the GPU resources: its
-// containers' requests, or their limits where requests are unset (an
+// gpuRequests is what a pod of spec asks of the GPU resources, by name:
+// its containers' requests, or their limits where requests are unset (an
 // extended resource's request defaults to its limit).
-func gpuRequests(spec *corev1.PodSpec) corev1.ResourceList {
-	var out corev1.ResourceList
+func gpuRequests(spec *corev1.PodSpec) []request {
+	sums := map[corev1.ResourceName]*resource.Quantity{}
 	add := func(name corev1.ResourceName, q resource.Quantity) {
-		if out == nil {
-			out = corev1.ResourceList{}
+		if sums[name] == nil {
+			sums[name] = &resource.Quantity{}
 		}
-		sum := out[name]
-		sum.Add(q)
-		out[name] = sum
+		sums[name].Add(q)
 	}
 	for _, c := range spec.Containers {
 		for name, q := range c.Resources.Requests {
@@ -45,28 +77,56 @@ func gpuRequests(spec *corev1.PodSpec) corev1.ResourceList {
 			}
 		}
 	}
+	var out []request
+	for name, q := range sums {
+		out = append(out, request{name, q.Value()})
+	}
+	slices.SortFunc(out, func(a, b request) int { return strings.Compare(string(a.name), string(b.name)) })
 	return out
 }
 
-// gpuFits is the scheduler's resource fit for GPUs alone: p's requests
-// against what n allocates less what the pods on it take now. A node
-// whose status lists nothing allocatable (a manifest without status) is
-// taken to fit; one that lists allocatables but not the resource has none
-// of it. self is the node p is leaving, whose share does not count.
-func (s *Sim) gpuFits(p *Pod, n *corev1.Node, self *corev1.Node) (bool, corev1.ResourceName) {
-	if len(p.gpu) == 0 || len(n.Status.Allocatable) == 0 {
-		return true, ""
-	}
-	for name, q := range p.gpu {
-		alloc := n.Status.Allocatable[name]
-		k := gpuKey{n.Name, name}
-		used := s.m.gpuUsed[k] + s.gpuDelta[k]
-		if self != nil && self.Name == n.Name {
-			used -= q.Value()
+// holdsNode says whether a pod in phase takes its node's room: the
+// scheduler no longer counts a finished pod.
+func holdsNode(phase corev1.PodPhase) bool {
+	return phase != corev1.PodSucceeded && phase != corev1.PodFailed
+}
+
+// fits is the scheduler's resource fit for pods and GPUs alone: p against
+// what n allocates less what the pods on it take now. self is the node p
+// is leaving, whose share does not count. The reason is the scheduler's:
+// "Too many pods", "Insufficient nvidia.com/gpu".
+func (s *Sim) fits(p *Pod, n *corev1.Node, self *corev1.Node) (bool, string) {
+	leaving := self != nil && self.Name == n.Name
+	if p.holds {
+		used := int64(s.m.used.pods[n.Name] + s.usedDelta.pods[n.Name])
+		if leaving {
+			used--
 		}
-		if used+q.Value() > alloc.Value() {
-			return false, name
+		if used >= maxPods(n) {
+			return false, "Too many pods"
+		}
+	}
+	if len(n.Status.Allocatable) == 0 {
+		return true, "" // a manifest without status: any GPU request fits
+	}
+	for _, r := range p.gpu {
+		alloc := n.Status.Allocatable[r.name]
+		k := useKey{n.Name, r.name}
+		used := s.m.used.gpus[k] + s.usedDelta.gpus[k]
+		if leaving {
+			used -= r.value
+		}
+		if used+r.value > alloc.Value() {
+			return false, "Insufficient " + string(r.name)
 		}
 	}
 	return true, ""
+}
+
+// maxPods is the pods n allocates, the kubelet's default when it lists none.
+func maxPods(n *corev1.Node) int64 {
+	if q, ok := n.Status.Allocatable[corev1.ResourcePods]; ok {
+		return q.Value()
+	}
+	return DefaultMaxPods
 }

@@ -9,8 +9,9 @@
 // answers (eviction.go; pkg/registry/core/pod/storage/eviction.go) and
 // kubectl drain's pod filters (filters.go; kubectl pkg/drain/filters.go). From files, the pods are a model (files.go): the
 // replicas of Deployments, ReplicaSets and StatefulSets plus bare Pods, all
-// Ready, placed on nodes with internal/sched and required pod anti-affinity
-// (placer.go). From a cluster they are the cluster's pods and the budgets'
+// Ready, placed on nodes with internal/sched, the pods and GPUs each node
+// allocates (capacity.go) and required pod anti-affinity (placer.go); the
+// replicas no node takes are one counted entry, never one pod each. From a cluster they are the cluster's pods and the budgets'
 // own status (cluster.go). Sim (sim.go) then drains nodes one eviction at a
 // time, as the API server uses a budget up pod by pod.
 package drain

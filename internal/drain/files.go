@@ -17,9 +17,11 @@ import (
 // Ready: those of the kinds marked Budgets in inventory.Kinds (the
 // contract's Deployments, ReplicaSets and StatefulSets with their
 // replicas, and Pods; ReplicationControllers). DaemonSet pods are left out
-// (a drain ignores them), as are Jobs' and CronJobs'. A replica is named <workload>-<ordinal>. A ReplicaSet or Pod whose
-// controller was read too is counted under that controller, not twice. A
-// Pod whose controller was not read counts as one replica of it.
+// (a drain ignores them), as are Jobs' and CronJobs'. Each workload is one
+// run of Count replicas until place lands them one by one. A ReplicaSet
+// or Pod whose controller was read too is counted under that controller,
+// not twice. A Pod whose controller was not read counts as one replica of
+// it.
 func (m *Model) filePods(inv *inventory.Inventory, where func(object.Ref) string) error {
 	all := inv.Workloads()
 	read := map[object.Ref]bool{}
@@ -31,12 +33,9 @@ func (m *Model) filePods(inv *inventory.Inventory, where func(object.Ref) string
 		if w.DaemonSet && GPUPod(&w.Template.Spec) {
 			m.gpuDaemons = append(m.gpuDaemons, w)
 		}
-		if w.Budgets() && (w.Owner == nil || !read[ownerRef(w)]) {
+		if w.Budgets() && w.Replicas > 0 && (w.Owner == nil || !read[ownerRef(w)]) {
 			ws = append(ws, w)
 		}
-	}
-	if err := modelSize(ws, where); err != nil {
-		return err
 	}
 	slices.SortStableFunc(ws, func(a, b *inventory.Workload) int {
 		return cmp.Or(a.Kind.Index()-b.Kind.Index(),
@@ -49,22 +48,18 @@ func (m *Model) filePods(inv *inventory.Inventory, where func(object.Ref) string
 		if err != nil {
 			return fmt.Errorf("%s: %w", where(w.Ref), err)
 		}
-		verdict := Filter(filePod(w))
-		for i := range w.Replicas {
-			p := &Pod{
-				Namespace: w.Ref.Namespace, Name: w.Ref.Name, Labels: w.Template.Labels, Spec: spec,
-				Workload: w.Ref, SpecPath: w.SpecPath, Phase: corev1.PodRunning, Ready: true, Verdict: verdict, group: g,
-			}
-			switch {
-			case w.Ref.Kind != "Pod":
-				p.Name = fmt.Sprintf("%s-%d", w.Ref.Name, i)
-				p.Controller, p.Scale = w.Ref.String(), w.Replicas
-			case w.Owner != nil:
-				p.Controller = ownerRef(w).String()
-				orphans[p.Controller]++
-			}
-			m.addPod(p)
+		run := &Pod{
+			Namespace: w.Ref.Namespace, Name: w.Ref.Name, Count: w.Replicas, Labels: w.Template.Labels, Spec: spec,
+			Workload: w.Ref, SpecPath: w.SpecPath, Phase: corev1.PodRunning, Ready: true, Verdict: Filter(filePod(w)), group: g,
 		}
+		switch {
+		case w.Ref.Kind != "Pod":
+			run.Controller, run.Scale = w.Ref.String(), w.Replicas
+		case w.Owner != nil:
+			run.Controller = ownerRef(w).String()
+			orphans[run.Controller] += w.Replicas
+		}
+		m.addPod(run)
 	}
 	for _, p := range m.Pods {
 		if p.Workload.Kind == "Pod" && p.Controller != "" {
@@ -72,28 +67,6 @@ func (m *Model) filePods(inv *inventory.Inventory, where func(object.Ref) string
 		}
 	}
 	return nil
-}
-
-// MaxModelPods bounds the file pod model, which holds one pod per
-// replica: the target fleet's 20,000 workloads make about 40,000, and
-// replicas: 2147483647 (valid) would otherwise take gigabytes.
-const MaxModelPods = 250_000
-
-// modelSize refuses a model past MaxModelPods, naming the largest workload.
-func modelSize(ws []*inventory.Workload, where func(object.Ref) string) error {
-	var total int64
-	var largest *inventory.Workload
-	for _, w := range ws {
-		total += int64(w.Replicas)
-		if largest == nil || w.Replicas > largest.Replicas {
-			largest = w
-		}
-	}
-	if total <= MaxModelPods {
-		return nil
-	}
-	return fmt.Errorf("%s: %d replicas: the pod model of the files would hold %d pods, more than the %d drvcheck models (one per replica)",
-		where(largest.Ref), largest.Replicas, total, MaxModelPods)
 }
 
 // filePod is the pod a workload would make, as kubectl drain's filters see
@@ -125,7 +98,7 @@ func (m *Model) gpuDaemonPods() {
 				Workload: w.Ref, SpecPath: w.SpecPath, Controller: w.Ref.String(), Node: n.Name,
 				Phase: corev1.PodRunning, Ready: true, Verdict: verdict}
 			m.addPod(p)
-			m.gpuUsed.add(n.Name, p.gpu, 1)
+			m.used.add(n.Name, p, 1)
 		}
 	}
 }

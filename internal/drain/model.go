@@ -32,7 +32,7 @@ type Model struct {
 	onNode     map[string][]*Pod
 	counts     map[countKey]int
 
-	gpuUsed       gpuUse                // GPU requests per node, as read or placed
+	used          use                   // requests per node, as read or placed
 	gpuDaemons    []*inventory.Workload // files: DaemonSets whose pods use GPUs
 	eligibleCache map[*sched.Placement][]*corev1.Node
 	placements    map[placementKey]*sched.Placement
@@ -68,7 +68,9 @@ func New(inv *inventory.Inventory) (*Model, error) {
 	}
 	m.prepare()
 	if !inv.Live {
-		m.place()
+		if err := m.place(where); err != nil {
+			return nil, err
+		}
 		m.gpuDaemonPods()
 	}
 	m.index()
@@ -119,7 +121,7 @@ func (m *Model) index() {
 	m.onNode = map[string][]*Pod{}
 	count := m.counts == nil
 	if count {
-		m.counts, m.gpuUsed = map[countKey]int{}, gpuUse{}
+		m.counts, m.used = map[countKey]int{}, use{}
 	}
 	for _, p := range m.Pods {
 		if p.Node == "" {
@@ -128,7 +130,7 @@ func (m *Model) index() {
 		m.onNode[p.Node] = append(m.onNode[p.Node], p)
 		if count {
 			m.addCounts(m.counts, p, p.Node, 1)
-			m.gpuUsed.add(p.Node, p.gpu, 1)
+			m.used.add(p.Node, p, 1)
 		}
 	}
 	for _, ps := range m.onNode {
@@ -190,7 +192,10 @@ func (m *Model) newGroup(ns string, podLabels map[string]string, spec *corev1.Po
 }
 
 func (m *Model) addPod(p *Pod) {
-	p.gpu = gpuRequests(p.Spec)
+	if p.Count == 0 {
+		p.Count = 1
+	}
+	p.gpu, p.holds = gpuRequests(p.Spec), holdsNode(p.Phase)
 	m.Pods = append(m.Pods, p)
 }
 

@@ -353,27 +353,3 @@ func TestFitsAgreesWithRoom(t *testing.T) {
 		t.Error("minAvailable 4 of 4: lab-node-1 should not fit")
 	}
 }
-
-// A workload of billions of replicas (valid) does not make billions of
-// pods: the model refuses it at once, naming it, in bounded memory.
-func TestHugeReplicasAreRefusedNotModelled(t *testing.T) {
-	objs, err := load.Parse(&load.Source{Name: "big.yaml"}, []byte(nodes(2)+"\n---\n"+deployment("big", 2147483647, "app: big", "")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	inv, err := inventory.FromObjects(objs, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	_, err = New(inv)
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
-	if err == nil || !strings.Contains(err.Error(), "Deployment/default/big (big.yaml:") || !strings.Contains(err.Error(), "more than the 250000") {
-		t.Fatalf("error %v", err)
-	}
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
-		t.Fatalf("refusing took %d MiB", grew>>20)
-	}
-}

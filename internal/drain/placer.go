@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
 
@@ -35,48 +36,90 @@ func (m *Model) addCounts(counts map[countKey]int, p *Pod, node string, d int) {
 	}
 }
 
-// place puts every modelled pod on a node, in model order: a pod with
-// spec.nodeName on that node (the scheduler is bypassed), any other on the
-// next node, in name order, that passes the scheduler's filters (taints,
-// node affinity, via internal/sched) and its required pod anti-affinity.
-// Each set of scheduling constraints keeps its own cursor, so the replicas
-// of a workload spread over the nodes it may use, one per node before any
-// node gets a second. Of resources, only GPUs are counted (gpuFits). A node cordoned in the
-// files still holds the pods it ran before its cordon (a cordon evicts
-// nothing), so the first placement ignores cordons; replacements later
-// honour them.
-func (m *Model) place() {
+// place lands every run of replicas on nodes, in model order, replica by
+// replica: a pod with spec.nodeName on that node (the scheduler is
+// bypassed, the kubelet still admits by resources), any other on the next
+// node, in name order, that passes the scheduler's filters (taints, node
+// affinity, via internal/sched), its resource fit (pods and GPUs, fits)
+// and its required pod anti-affinity. Each set of scheduling constraints
+// keeps its own cursor, so the replicas of a workload spread over the
+// nodes it may use, one per node before any node gets a second. A node
+// cordoned in the files still holds the pods it ran before its cordon (a
+// cordon evicts nothing), so the first placement ignores cordons;
+// replacements later honour them.
+func (m *Model) place(where func(object.Ref) string) error {
 	s := m.NewSim(Flags{})
-	s.delta, s.gpuDelta = map[countKey]int{}, gpuUse{}
+	s.delta, s.usedDelta = map[countKey]int{}, use{}
 	if slices.ContainsFunc(m.Nodes, func(n *corev1.Node) bool { return n.Spec.Unschedulable }) {
 		s.fleet = sched.NewFleet(uncordoned(m.Nodes), m.keys)
 	}
-	for _, p := range m.Pods {
-		if p.Spec.NodeName == "" {
-			continue
+	runs := m.Pods
+	placed := make([][]*Pod, len(runs))
+	total := 0
+	for _, pinned := range []bool{true, false} {
+		for i, run := range runs {
+			if (run.Spec.NodeName != "") != pinned {
+				continue
+			}
+			placed[i] = s.placeRun(run, maxModelPods-total)
+			if placed[i] == nil {
+				return fmt.Errorf("%s: %d replicas: the nodes would run more than the %d pods drvcheck models (4 times the 150,000 Kubernetes supports in one cluster)",
+					where(run.Workload), run.Count, maxModelPods)
+			}
+			total += len(placed[i])
 		}
-		if m.node[p.Spec.NodeName] == nil {
-			m.Unplaced[p] = fmt.Sprintf("spec.nodeName %s is not a known node", p.Spec.NodeName)
-			continue
-		}
-		p.Node = p.Spec.NodeName
-		m.addCounts(s.delta, p, p.Node, 1)
-		s.gpuDelta.add(p.Node, p.gpu, 1)
 	}
-	for _, p := range m.Pods {
-		if p.Spec.NodeName != "" {
-			continue
+	m.Pods = slices.Concat(placed...)
+	m.counts, m.used = s.delta, s.usedDelta // the pods as placed
+	return nil
+}
+
+// maxModelPods bounds the pods placed from files. The kubelet's default
+// of 110 pods on each of the target fleet's 5,000 nodes is 550,000; only
+// nodes declaring far more allocatable pods than Kubernetes supports
+// reach it. A variable, for its test.
+var maxModelPods = 600_000
+
+// placeRun lands run's replicas one by one until one fits no node. Nothing
+// leaves a node while the files are placed, so no later replica would fit
+// either: the rest stay one entry on no node, however many they are. It
+// gives nil once limit entries would not hold them.
+func (s *Sim) placeRun(run *Pod, limit int) []*Pod {
+	out := make([]*Pod, 0, min(int(run.Count), 64, limit))
+	for i := int32(0); i < run.Count; i++ {
+		if len(out) == limit {
+			return nil
 		}
-		node, why := s.find(p)
+		p := run.replicas(i, 1)
+		node, why := s.land(p)
 		if node == "" {
-			m.Unplaced[p] = why
-			continue
+			rest := run.replicas(i, run.Count-i)
+			s.m.Unplaced[rest] = why
+			return append(out, rest)
 		}
 		p.Node = node
-		m.addCounts(s.delta, p, node, 1)
-		s.gpuDelta.add(node, p.gpu, 1)
+		s.m.addCounts(s.delta, p, node, 1)
+		s.usedDelta.add(node, p, 1)
+		out = append(out, p)
 	}
-	m.counts, m.gpuUsed = s.delta, s.gpuDelta // the pods as placed
+	return out
+}
+
+// land is the node a new pod of the files lands on: its spec.nodeName
+// when that node's kubelet admits it, else the scheduler's pick.
+func (s *Sim) land(p *Pod) (node, why string) {
+	name := p.Spec.NodeName
+	if name == "" {
+		return s.find(p)
+	}
+	n := s.m.node[name]
+	if n == nil {
+		return "", fmt.Sprintf("spec.nodeName %s is not a known node", name)
+	}
+	if ok, why := s.fits(p, n, nil); !ok {
+		return "", fmt.Sprintf("the kubelet of %s refuses it: %s", name, why)
+	}
+	return name, ""
 }
 
 // eligible lists the nodes whose class passes the filters, by name; cached
@@ -138,7 +181,7 @@ func (s *Sim) search(p *Pod, dry bool) (node, why string) {
 		if (s.cordoned[n.Name] && !tolerates) || s.conflicts(rules, n, p.group, self) {
 			continue
 		}
-		if fits, _ := s.gpuFits(p, n, self); !fits {
+		if fits, _ := s.fits(p, n, self); !fits {
 			continue
 		}
 		if !dry {
@@ -186,8 +229,8 @@ func (s *Sim) whyNot(p *Pod, pl *sched.Placement, nodes []*corev1.Node, tolerate
 		case s.conflicts(rules, n, nil, nil):
 			reasons[ReasonAntiAffinity]++
 		default:
-			if fits, name := s.gpuFits(p, n, nil); !fits {
-				reasons["Insufficient "+string(name)]++
+			if fits, why := s.fits(p, n, nil); !fits {
+				reasons[why]++
 			}
 		}
 	}

@@ -1,16 +1,23 @@
 package drain
 
 import (
+	"fmt"
+
 	"github.com/drvcheck/drvcheck/internal/object"
 	corev1 "k8s.io/api/core/v1"
 )
 
 // Pod is one pod of the model: a cluster's pod, or from files one replica
-// of a workload (named <workload>-<ordinal>) or a bare Pod.
+// of a workload (named <workload>-<ordinal>) or a bare Pod. From files,
+// the replicas of a workload that no node can take are one Pod on no node
+// with their Count, named <workload>-<first>..<last>: a workload may ask
+// for billions of replicas, and they differ in nothing but their names.
 type Pod struct {
 	Namespace, Name string
-	Labels          map[string]string
-	Spec            *corev1.PodSpec
+	// Count is how many identical replicas the Pod stands for: 1 on a node.
+	Count  int32
+	Labels map[string]string
+	Spec   *corev1.PodSpec
 	// Workload is the object that made the pod: a Deployment (also for the
 	// pods of its ReplicaSets), ReplicaSet, StatefulSet, other controller,
 	// or the Pod itself when it has none. SpecPath is where the pod spec
@@ -36,7 +43,8 @@ type Pod struct {
 	Budgets []*Budget
 
 	group *group
-	gpu   corev1.ResourceList // its GPU requests (gpuRequests)
+	gpu   []request // its GPU requests (gpuRequests)
+	holds bool      // it takes one of its node's pods (holdsNode)
 }
 
 // Key is namespace/name.
@@ -69,5 +77,19 @@ func (p *Pod) candidate() Candidate {
 }
 
 func (p *Pod) member() Member {
-	return Member{Name: p.Name, Controller: p.Controller, Scale: p.Scale, ScaleErr: p.ScaleErr, Healthy: p.healthy()}
+	return Member{Name: p.Name, Controller: p.Controller, Scale: p.Scale, ScaleErr: p.ScaleErr, Healthy: p.healthy(), Count: p.Count}
+}
+
+// replicas is the entry for n replicas of run from ordinal first on: a
+// controller's replicas are named by ordinal, a bare Pod keeps its name.
+func (run *Pod) replicas(first, n int32) *Pod {
+	p := *run
+	p.Count = n
+	if run.Workload.Kind != "Pod" {
+		p.Name = fmt.Sprintf("%s-%d", run.Name, first)
+		if n > 1 {
+			p.Name += fmt.Sprintf("..%d", first+n-1)
+		}
+	}
+	return &p
 }

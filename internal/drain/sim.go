@@ -14,18 +14,18 @@ import (
 type Sim struct {
 	Flags Flags
 
-	m        *Model
-	fleet    *sched.Fleet    // the fleet replacements are placed in
-	at       map[*Pod]string // where a moved pod is now ("" pending)
-	health   map[*Pod]bool   // healthy, for pods whose health changed
-	gone     map[*Pod]bool   // deleted for good (no controller)
-	arrived  map[string][]*Pod
-	pending  []*Pod // evicted pods whose replacement found no node
-	cordoned map[string]bool
-	cursor   map[*sched.Placement]int
-	delta    map[countKey]int
-	gpuDelta gpuUse // GPU requests moved since the model
-	budgets  map[*Budget]*budgetState
+	m         *Model
+	fleet     *sched.Fleet    // the fleet replacements are placed in
+	at        map[*Pod]string // where a moved pod is now ("" pending)
+	health    map[*Pod]bool   // healthy, for pods whose health changed
+	gone      map[*Pod]bool   // deleted for good (no controller)
+	arrived   map[string][]*Pod
+	pending   []*Pod // evicted pods whose replacement found no node
+	cordoned  map[string]bool
+	cursor    map[*sched.Placement]int
+	delta     map[countKey]int
+	usedDelta use // what moved pods take, since the model
+	budgets   map[*Budget]*budgetState
 }
 
 // budgetState is a budget's numbers during a simulation. The disruption
@@ -93,7 +93,7 @@ func (s *Sim) Clone() *Sim {
 	}
 	c.pending = append([]*Pod(nil), s.pending...)
 	c.cordoned, c.cursor, c.delta = maps.Clone(s.cordoned), maps.Clone(s.cursor), maps.Clone(s.delta)
-	c.gpuDelta = maps.Clone(s.gpuDelta)
+	c.usedDelta = s.usedDelta.clone()
 	c.budgets = nil
 	for k, v := range s.budgets {
 		if c.budgets == nil {
@@ -277,17 +277,14 @@ func (s *Sim) move(p *Pod, to string) {
 	if s.at == nil {
 		s.at, s.arrived, s.delta = map[*Pod]string{}, map[string][]*Pod{}, map[countKey]int{}
 	}
-	if s.gpuDelta == nil {
-		s.gpuDelta = gpuUse{}
-	}
 	if from := s.NodeOf(p); from != "" {
 		s.m.addCounts(s.delta, p, from, -1)
-		s.gpuDelta.add(from, p.gpu, -1)
+		s.usedDelta.add(from, p, -1)
 	}
 	s.at[p] = to
 	if to != "" {
 		s.m.addCounts(s.delta, p, to, 1)
-		s.gpuDelta.add(to, p.gpu, 1)
+		s.usedDelta.add(to, p, 1)
 		s.arrived[to] = append(s.arrived[to], p)
 	}
 }
@@ -335,7 +332,7 @@ func (s *Sim) Count(b *Budget) Count {
 	bs := s.state(b)
 	c := Count{Expected: bs.expected, Desired: bs.desired - bs.relax, Healthy: bs.healthy, SyncErr: bs.syncErr}
 	if bs.asInt {
-		c.Expected, c.Desired, c.SyncErr = int32(len(b.Pods)), bs.intBase-bs.relax, ""
+		c.Expected, c.Desired, c.SyncErr = b.Size(), bs.intBase-bs.relax, ""
 	}
 	c.Allowed = Allowed(c.Expected, c.Desired, c.Healthy, c.SyncErr != "")
 	return c

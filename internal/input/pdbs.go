@@ -30,7 +30,7 @@ func pdbEntries(m *drain.Model) []any {
 			"status":                        b.Status,
 			"status_note":                   b.StatusNote,
 			"sync_error":                    c.SyncErr,
-			"pods":                          len(b.Pods),
+			"pods":                          int(b.Size()),
 			"templates":                     refs(b.Templates),
 			"nodes":                         anyStrings(b.Nodes()),
 			"unmanaged_pods":                unmanaged(b),

@@ -1,0 +1,116 @@
+package drain
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/internal/load"
+)
+
+// A workload of billions of replicas (valid) is modelled in bounded memory:
+// the nodes take what the kubelet admits, and the rest is one entry whose
+// count the budgets still see.
+func TestHugeReplicasAreCountedNotModelled(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	m := yamlModel(t, nodes(2), deployment("big", 2147483647, "app: big", ""),
+		pdb("min-one", "default", "minAvailable: 1", "app: big"))
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Fatalf("modelling took %d MiB", grew>>20)
+	}
+	if got, want := len(m.Pods), 2*DefaultMaxPods+1; got != want {
+		t.Fatalf("%d pods in the model, want %d", got, want)
+	}
+	rest := m.Pods[len(m.Pods)-1]
+	if rest.Key() != "default/big-220..2147483646" || rest.Count != 2147483647-220 || rest.Node != "" {
+		t.Fatalf("rest %s count %d on %q", rest.Key(), rest.Count, rest.Node)
+	}
+	if why := m.Unplaced[rest]; why != "0/2 nodes are available: 2 Too many pods." {
+		t.Fatalf("unplaced because %q", why)
+	}
+	b := budget(m, "min-one")
+	if c := b.Count; c.Expected != 2147483647 || c.Healthy != 2147483647 || c.Allowed != 2147483646 || b.Size() != 2147483647 {
+		t.Fatalf("count %+v, size %d", c, b.Size())
+	}
+	room := m.NewSim(Flags{}).Room("n0")
+	if len(room.Refusals) != 0 || len(room.Drain.Evicted) != DefaultMaxPods {
+		t.Fatalf("room %d refusals, %d evicted", len(room.Refusals), len(room.Drain.Evicted))
+	}
+	if e := room.Drain.Evicted[0]; e.To != "" || !strings.Contains(e.Why, "1 Too many pods") {
+		t.Fatalf("replacement %+v", e)
+	}
+}
+
+// The scheduler counts pods against allocatable pods: a node full of pods
+// takes no more, and the replicas left over are counted on no node.
+func TestNodesHoldTheirAllocatablePods(t *testing.T) {
+	full := func(name string, pods int) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: Node\nmetadata: {name: %s}\nstatus: {allocatable: {pods: %q}}", name, fmt.Sprint(pods))
+	}
+	pinned := `apiVersion: v1
+kind: Pod
+metadata: {name: pinned, labels: {app: pinned}}
+spec: {nodeName: a, containers: [{name: c, image: x}]}`
+	m := yamlModel(t, full("a", 2), full("b", 1), pinned, deployment("web", 5, "app: web", ""),
+		pdb("web", "default", "maxUnavailable: 1", "app: web"))
+	var on []string
+	for _, p := range m.Pods {
+		on = append(on, fmt.Sprintf("%s@%s", p.Name, p.Node))
+	}
+	if got, want := strings.Join(on, " "), "pinned@a web-0@a web-1@b web-2..4@"; got != want {
+		t.Fatalf("placed %s, want %s", got, want)
+	}
+	b := budget(m, "web")
+	if c := b.Count; c.Expected != 5 || c.Healthy != 5 || c.Desired != 4 || c.Allowed != 1 {
+		t.Fatalf("count %+v", c)
+	}
+	// A pod pinned past what the node admits is refused by its kubelet.
+	m = yamlModel(t, full("a", 0), pinned)
+	if why := m.Unplaced[m.Pods[0]]; why != "the kubelet of a refuses it: Too many pods" {
+		t.Fatalf("pinned pod: %q", why)
+	}
+	// A replacement does not land on a full node.
+	m = yamlModel(t, full("a", 1), full("b", 1), deployment("web", 2, "app: web", ""))
+	res := m.NewSim(Flags{}).Drain("a")
+	if len(res.Evicted) != 1 || res.Evicted[0].To != "" || !strings.Contains(res.Evicted[0].Why, "1 Too many pods") {
+		t.Fatalf("drain %+v", res)
+	}
+}
+
+// A finished pod takes no room on its node: the scheduler no longer counts it.
+func TestFinishedPodsTakeNothing(t *testing.T) {
+	if holdsNode(corev1.PodSucceeded) || holdsNode(corev1.PodFailed) || !holdsNode(corev1.PodRunning) || !holdsNode(corev1.PodPending) {
+		t.Fatal("only finished pods leave their node's room")
+	}
+}
+
+// Nodes that declare more pods than any cluster runs cannot make the
+// model place billions: past its bound it stops, naming the workload.
+func TestModelBoundNamesTheWorkload(t *testing.T) {
+	defer func(n int) { maxModelPods = n }(maxModelPods)
+	maxModelPods = 1000
+	objs, err := load.Parse(&load.Source{Name: "big.yaml"}, []byte(
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n0}\nstatus: {allocatable: {pods: \"1000000000000\"}}\n---\n"+deployment("big", 2147483647, "app: big", "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := inventory.FromObjects(objs, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = New(inv)
+	if err == nil || !strings.Contains(err.Error(), "Deployment/default/big (big.yaml:") || !strings.Contains(err.Error(), "more than the 1000 pods drvcheck models") {
+		t.Fatalf("error %v", err)
+	}
+	maxModelPods = 1001 // a node of 1000 pods holds them with one entry left over
+	m := yamlModel(t, "apiVersion: v1\nkind: Node\nmetadata: {name: n0}\nstatus: {allocatable: {pods: \"1000\"}}", deployment("big", 2147483647, "app: big", ""))
+	if len(m.Pods) != 1001 {
+		t.Fatalf("%d pods", len(m.Pods))
+	}
+}
