@@ -89,11 +89,16 @@ func ownerRef(w *inventory.Workload) object.Ref {
 // containers request GPUs, one on each node their template may run on
 // (a DaemonSet tolerates cordons): a drain leaves them, but the GPU
 // Operator's GPU-pod deletion fails on them. Other DaemonSets' pods
-// matter to no phase and are not modelled.
-func (m *Model) gpuDaemonPods() {
+// matter to no phase and are not modelled. They count against
+// maxModelPods too: many DaemonSets on many nodes are as many pods.
+func (m *Model) gpuDaemonPods(where func(object.Ref) string) error {
 	for _, w := range m.gpuDaemons {
 		verdict := Filter(filePod(w))
-		for _, n := range m.eligible(m.placement(m.fleet, &w.Template.Spec)) {
+		nodes := m.eligible(m.placement(m.fleet, &w.Template.Spec))
+		if len(m.Pods)+len(nodes) > maxModelPods {
+			return tooManyPods(where(w.Ref), fmt.Sprintf("a pod on each of %d nodes", len(nodes)))
+		}
+		for _, n := range nodes {
 			p := &Pod{Namespace: w.Ref.Namespace, Name: w.Ref.Name + "-" + n.Name, Labels: w.Template.Labels, Spec: &w.Template.Spec,
 				Workload: w.Ref, SpecPath: w.SpecPath, Controller: w.Ref.String(), Node: n.Name,
 				Phase: corev1.PodRunning, Ready: true, Verdict: verdict}
@@ -101,4 +106,5 @@ func (m *Model) gpuDaemonPods() {
 			m.used.add(n.Name, p, 1)
 		}
 	}
+	return nil
 }

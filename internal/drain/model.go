@@ -71,7 +71,9 @@ func New(inv *inventory.Inventory) (*Model, error) {
 		if err := m.place(where); err != nil {
 			return nil, err
 		}
-		m.gpuDaemonPods()
+		if err := m.gpuDaemonPods(where); err != nil {
+			return nil, err
+		}
 	}
 	m.index()
 	return m, m.joinBudgets(inv, where)

@@ -63,8 +63,7 @@ func (m *Model) place(where func(object.Ref) string) error {
 			}
 			placed[i] = s.placeRun(run, maxModelPods-total)
 			if placed[i] == nil {
-				return fmt.Errorf("%s: %d replicas: the nodes would run more than the %d pods drvcheck models (4 times the 150,000 Kubernetes supports in one cluster)",
-					where(run.Workload), run.Count, maxModelPods)
+				return tooManyPods(where(run.Workload), fmt.Sprintf("%d replicas", run.Count))
 			}
 			total += len(placed[i])
 		}
@@ -79,6 +78,11 @@ func (m *Model) place(where func(object.Ref) string) error {
 // nodes declaring far more allocatable pods than Kubernetes supports
 // reach it. A variable, for its test.
 var maxModelPods = 600_000
+
+func tooManyPods(where, what string) error {
+	return fmt.Errorf("%s: %s: the model would hold more than the %d pods drvcheck models (4 times the 150,000 Kubernetes supports in one cluster)",
+		where, what, maxModelPods)
+}
 
 // placeRun lands run's replicas one by one until one fits no node. Nothing
 // leaves a node while the files are placed, so no later replica would fit

@@ -114,3 +114,33 @@ func TestModelBoundNamesTheWorkload(t *testing.T) {
 		t.Fatalf("%d pods", len(m.Pods))
 	}
 }
+
+// GPU DaemonSets make a pod on each node: they count against the bound too.
+func TestModelBoundCountsDaemonSetPods(t *testing.T) {
+	defer func(n int) { maxModelPods = n }(maxModelPods)
+	maxModelPods = 5
+	ds := func(name string) string {
+		return fmt.Sprintf(`apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: %s}
+spec:
+  selector: {matchLabels: {app: %s}}
+  template:
+    metadata: {labels: {app: %s}}
+    spec: {containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 1}}}]}`, name, name, name)
+	}
+	if m := yamlModel(t, nodes(2), ds("a"), ds("b")); len(m.Pods) != 4 {
+		t.Fatalf("%d pods, want 4", len(m.Pods))
+	}
+	objs, err := load.Parse(&load.Source{Name: "ds.yaml"}, []byte(strings.Join([]string{nodes(2), ds("a"), ds("b"), ds("c")}, "\n---\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := inventory.FromObjects(objs, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(inv); err == nil || !strings.Contains(err.Error(), "DaemonSet/default/c (ds.yaml:") || !strings.Contains(err.Error(), "more than the 5 pods") {
+		t.Fatalf("error %v", err)
+	}
+}
