@@ -179,6 +179,13 @@ func (s *Sim) search(p *Pod, dry bool) (node, why string) {
 	nodes := s.m.eligible(pl)
 	tolerates := sched.ToleratesCordon(p.Spec)
 	rules := s.m.rulesFor(p.group)
+	key := noRoomKey{pl: pl, g: p.group}
+	if self != nil {
+		key.self = self.Name
+	}
+	if why, ok := s.failed(key, tolerates); ok {
+		return "", why
+	}
 	start := s.cursor[pl]
 	for i := range nodes {
 		n := nodes[(start+i)%len(nodes)]
@@ -193,7 +200,9 @@ func (s *Sim) search(p *Pod, dry bool) (node, why string) {
 		}
 		return n.Name, ""
 	}
-	return "", s.whyNot(p, pl, nodes, tolerates, rules)
+	why = s.whyNot(p, pl, nodes, tolerates, rules)
+	s.remember(key, why)
+	return "", why
 }
 
 // conflicts reports whether a rule keeps the pod off n: a pod of the rule's

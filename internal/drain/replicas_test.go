@@ -144,3 +144,24 @@ spec:
 		t.Fatalf("error %v", err)
 	}
 }
+
+// A search that failed is remembered only until room is freed: here x's
+// replacement finds every node full, and lands on c once c is drained of
+// its bare pod and uncordoned.
+func TestFailedSearchIsRedoneWhenRoomIsFreed(t *testing.T) {
+	full := func(name string) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: Node\nmetadata: {name: %s}\nstatus: {allocatable: {pods: \"1\"}}", name)
+	}
+	bare := "apiVersion: v1\nkind: Pod\nmetadata: {name: w}\nspec: {nodeName: c, containers: [{name: c, image: x}]}"
+	m := yamlModel(t, full("a"), full("b"), full("c"), bare, deployment("x", 1, "app: x", ""), deployment("y", 1, "app: y", ""))
+	s := m.NewSim(Flags{Force: true})
+	if res := s.Drain("a"); len(res.Evicted) != 1 || res.Evicted[0].To != "" {
+		t.Fatalf("drain a: %+v", res)
+	}
+	if res := s.Drain("c"); len(res.Evicted) != 1 || !res.Evicted[0].Gone {
+		t.Fatalf("drain c: %+v", res)
+	}
+	if landed := s.Uncordon("c"); len(landed) != 1 || landed[0].To != "c" {
+		t.Fatalf("uncordon c: %+v", landed)
+	}
+}

@@ -1,6 +1,7 @@
 package drain
 
 import (
+	"slices"
 	"sort"
 )
 
@@ -91,11 +92,31 @@ func (s *Sim) smallestChange(node string, phase Phase, b *Budget, refusing []Ref
 		}
 		return false
 	}
-	x := int32(sort.Search(int(base), func(i int) bool { return !blocked(int32(i + 1)) })) + 1
+	// Relaxing by one per pod of b on the node always does, so the search
+	// stops there, not at base (up to 2^31 with replicas counted).
+	search := func(n int32) int32 {
+		return int32(sort.Search(int(n), func(i int) bool { return !blocked(int32(i + 1)) })) + 1
+	}
+	limit := min(base, s.podsUnder(node, b))
+	x := search(limit)
+	if x > limit && limit < base {
+		x = search(base)
+	}
 	if x > base {
 		return ChangeFor(b, -1) // even 0 desired does not do: too few healthy pods
 	}
 	return ChangeFor(b, base-x)
+}
+
+// podsUnder counts b's pods on node now.
+func (s *Sim) podsUnder(node string, b *Budget) int32 {
+	var n int32
+	for _, p := range s.PodsOn(node) {
+		if slices.Contains(p.Budgets, b) {
+			n++
+		}
+	}
+	return n
 }
 
 // GenericChange is the smallest change after which b allows one

@@ -23,6 +23,8 @@ type Sim struct {
 	pending   []*Pod // evicted pods whose replacement found no node
 	cordoned  map[string]bool
 	cursor    map[*sched.Placement]int
+	room      noRoom
+	failures  map[noRoomKey]failure
 	delta     map[countKey]int
 	usedDelta use // what moved pods take, since the model
 	budgets   map[*Budget]*budgetState
@@ -93,6 +95,7 @@ func (s *Sim) Clone() *Sim {
 	}
 	c.pending = append([]*Pod(nil), s.pending...)
 	c.cordoned, c.cursor, c.delta = maps.Clone(s.cordoned), maps.Clone(s.cursor), maps.Clone(s.delta)
+	c.failures = maps.Clone(s.failures)
 	c.usedDelta = s.usedDelta.clone()
 	c.budgets = nil
 	for k, v := range s.budgets {
@@ -192,6 +195,7 @@ func (s *Sim) Run(node string, phase Phase) DrainResult {
 // Uncordon makes node schedulable again and lets Pending replacements land.
 func (s *Sim) Uncordon(node string) []Eviction {
 	delete(s.cordoned, node)
+	s.room.freed++
 	var landed []Eviction
 	waiting := s.pending
 	s.pending = nil
@@ -278,6 +282,7 @@ func (s *Sim) move(p *Pod, to string) {
 		s.at, s.arrived, s.delta = map[*Pod]string{}, map[string][]*Pod{}, map[countKey]int{}
 	}
 	if from := s.NodeOf(p); from != "" {
+		s.leaves(p, from)
 		s.m.addCounts(s.delta, p, from, -1)
 		s.usedDelta.add(from, p, -1)
 	}
