@@ -15,6 +15,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
+
+	"github.com/drvcheck/drvcheck/internal/repofs"
 )
 
 // Options are the user's additions to the built-in rules, and the bounds
@@ -27,6 +29,9 @@ type Options struct {
 	AllowNet []string
 	// Timeout bounds one evaluation of the rules (--timeout); 0: none.
 	Timeout time.Duration
+	// FS reads the policy and data files (internal/repofs); nil reads
+	// them as named.
+	FS *repofs.FS
 }
 
 // Engine holds the rules of one run, compiled and prepared once.
@@ -103,6 +108,9 @@ func (e *Engine) Eval(ctx context.Context, input *Input) ([]Finding, error) {
 	if errors.Is(context.Cause(ctx), errTimeout) {
 		return nil, fmt.Errorf("the rules did not finish within %s (--timeout): a rule may iterate over too much", e.timeout)
 	}
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx) // the run's own deadline says what it was
+	}
 	for i := range results {
 		if errs[i] != nil {
 			return nil, errs[i]
@@ -178,13 +186,13 @@ func moduleMap(mods []*ast.Module) map[string]*ast.Module {
 
 // dataStore holds the built-in data (rego/data) with the user's files
 // over it: a key the user sets wins over the built-in one.
-func dataStore(files []string, withTests bool) (storage.Store, error) {
+func dataStore(files []string, withTests bool, fsys *repofs.FS) (storage.Store, error) {
 	docs, err := builtinData(withTests)
 	if err != nil {
 		return nil, err
 	}
 	if len(files) > 0 {
-		res, err := loader.NewFileLoader().WithRegoVersion(ast.RegoV1).All(files)
+		res, err := loader.NewFileLoader().WithFS(fsys.Given()).WithRegoVersion(ast.RegoV1).All(files)
 		if err != nil {
 			return nil, fmt.Errorf("data: %w", oneLine(err))
 		}

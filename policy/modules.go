@@ -13,6 +13,7 @@ import (
 	rules "github.com/drvcheck/drvcheck/rego"
 
 	"github.com/drvcheck/drvcheck/internal/fileerr"
+	"github.com/drvcheck/drvcheck/internal/repofs"
 )
 
 // RulesPackage is where every rule, built-in or custom, defines findings.
@@ -25,11 +26,11 @@ func sources(opt Options, withTests bool) (mods []*ast.Module, custom bool, stor
 	if mods, err = builtinModules(withTests); err != nil {
 		return nil, false, nil, err
 	}
-	user, err := userModules(opt.Policies, withTests)
+	user, err := userModules(opt.Policies, withTests, opt.FS)
 	if err != nil {
 		return nil, false, nil, err
 	}
-	if store, err = dataStore(opt.Data, withTests); err != nil {
+	if store, err = dataStore(opt.Data, withTests, opt.FS); err != nil {
 		return nil, false, nil, err
 	}
 	return append(mods, user...), len(user) > 0, store, nil
@@ -59,7 +60,7 @@ func builtinModules(withTests bool) ([]*ast.Module, error) {
 // userModules parses the .rego files under each path (a file or a folder,
 // walked recursively). A module outside the drvcheck package tree would
 // never be evaluated, so it is an error rather than a silent no-op.
-func userModules(paths []string, withTests bool) ([]*ast.Module, error) {
+func userModules(paths []string, withTests bool, fsys *repofs.FS) ([]*ast.Module, error) {
 	var mods []*ast.Module
 	for _, root := range paths {
 		info, err := os.Stat(root)
@@ -73,9 +74,9 @@ func userModules(paths []string, withTests bool) ([]*ast.Module, error) {
 			if err != nil || d.IsDir() || !isRego(path, withTests) {
 				return err
 			}
-			src, err := os.ReadFile(path)
+			src, err := fsys.ReadGiven(path)
 			if err != nil {
-				return fmt.Errorf("policy %s: %w", path, fileerr.Reason(err))
+				return fmt.Errorf("policy %w", err)
 			}
 			m, err := parseModule(path, src)
 			if err != nil {

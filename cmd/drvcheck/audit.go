@@ -20,6 +20,8 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 	if err := o.parse(args); err != nil {
 		return err
 	}
+	ctx, cancel := o.deadline(ctx)
+	defer cancel()
 	paths := o.fs.Args()
 	read := reader(ctx, e, o, paths, cluster.Nodes, cluster.ClusterPolicies, cluster.NVIDIADrivers, cluster.Deployments)
 	res, err := runner.Run(ctx, o.runnerConfig(e, paths), read)

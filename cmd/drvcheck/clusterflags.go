@@ -19,7 +19,7 @@ func (o *options) clusterOptions() cluster.Options {
 // cluster the flags name (kinds: every kind drvcheck uses when none).
 func reader(ctx context.Context, e *env, o *options, paths []string, kinds ...cluster.Kind) runner.Reader {
 	if len(paths) > 0 {
-		return runner.Files(o.runnerConfig(e, paths))
+		return runner.Files(ctx, o.runnerConfig(e, paths))
 	}
 	return runner.Live(ctx, o.clusterOptions(), kinds...)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/config"
 	"github.com/drvcheck/drvcheck/internal/cuda"
 	"github.com/drvcheck/drvcheck/internal/render"
+	"github.com/drvcheck/drvcheck/internal/repofs"
 	"github.com/drvcheck/drvcheck/internal/runner"
 	"github.com/drvcheck/drvcheck/policy"
 )
@@ -28,8 +30,9 @@ type options struct {
 	config.Operator
 	config.Output
 	config.Reports
-	cluster    *config.Cluster // nil unless the command reads clusters
-	configPath string
+	cluster     *config.Cluster // nil unless the command reads clusters
+	configPath  string
+	trustConfig bool
 
 	start  time.Time // when the command began, for the metrics
 	fs     *pflag.FlagSet
@@ -70,6 +73,7 @@ func newBareFlags(e *env, name, args string) *options {
 
 func (o *options) addConfigFlag() {
 	o.fs.StringVar(&o.configPath, "config", "", "config file (default .drvcheck.yaml in the working folder, when present)")
+	o.fs.BoolVar(&o.trustConfig, "trust-config", false, "let the config file set what only the command line may (report, pushgateway, allow-net, credentials, looser bounds, paths outside its repository); never on a pull request's own config")
 }
 
 func (o *options) bind(structs ...any) {
@@ -94,7 +98,7 @@ func (o *options) parse(args []string) error {
 	if err := o.parseFlags(args); err != nil {
 		return err
 	}
-	conf, err := config.Load(o.configPath)
+	conf, err := config.Load(o.configPath, o.trustConfig)
 	if err != nil {
 		return err
 	}
@@ -147,7 +151,19 @@ func (o *options) runnerConfig(e *env, paths []string) runner.Config {
 		Warn:       o.warn(),
 		Exceptions: o.conf.Exceptions,
 		ConfigFile: o.conf.Path,
+		FS:         o.files(paths),
 	}
+}
+
+// files is the run's opener (internal/repofs): files are read inside the
+// repositories of the paths and of the config file, within the limits.
+func (o *options) files(paths []string) *repofs.FS {
+	roots := repofs.RootsOf(append(slices.Clone(paths), o.conf.Path)...)
+	fsys, err := repofs.New(roots, repofs.Limits{File: int64(o.MaxFileSize), Total: int64(o.MaxInputSize)})
+	if err != nil { // a working folder gone: every read then fails naming its path
+		fsys, _ = repofs.New(nil, repofs.Limits{File: int64(o.MaxFileSize), Total: int64(o.MaxInputSize)})
+	}
+	return fsys
 }
 
 // warn prints notes that do not change the answer (a cache that could not
@@ -176,3 +192,12 @@ func (o *options) fails(fs []policy.Finding) bool {
 }
 
 func colorFor(f *os.File) bool { return render.ColorFor(f) }
+
+// deadline bounds the whole run by --timeout: reading, rendering (each
+// render also by --render-timeout) and evaluating the rules.
+func (o *options) deadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d := time.Duration(o.Deadline); d > 0 && slices.Contains(o.bound, any(&o.Rules)) {
+		return context.WithTimeoutCause(ctx, d, fmt.Errorf("the run did not finish within %s (--timeout)", d))
+	}
+	return context.WithCancel(ctx)
+}

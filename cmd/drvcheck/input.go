@@ -16,6 +16,8 @@ func runInput(ctx context.Context, e *env, args []string) error {
 	if err := o.parse(args); err != nil {
 		return err
 	}
+	ctx, cancel := o.deadline(ctx)
+	defer cancel()
 	paths := o.fs.Args()
 	read := reader(ctx, e, o, paths)
 	doc, err := runner.Document(ctx, o.runnerConfig(e, paths), read)

@@ -242,7 +242,7 @@ func closingReport(t *testing.T, kc, matrix, policyDir string) string {
 	if tag.code != 0 {
 		t.Fatalf("tag lab-node-1: %s", tag.stderr)
 	}
-	rows, err := catalog.ReadMatrix(matrix)
+	rows, err := catalog.ReadMatrix(nil, matrix)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/drvcheck/drvcheck/internal/redact"
+	"github.com/drvcheck/drvcheck/internal/sandbox"
 	"github.com/spf13/pflag"
 )
 
@@ -60,6 +61,8 @@ func init() {
 }
 
 func main() {
+	// A render's child process is this binary too (internal/sandbox).
+	sandbox.Serve()
 	tuneGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, color: colorFor(os.Stdout)}

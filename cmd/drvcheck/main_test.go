@@ -147,7 +147,13 @@ func TestConfigFileGivesDefaults(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("matrix: ["+m+"]\nfail-on: none\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, _, code := drvcheck(t, "", "check", lab, "--config", cfg, "-o", "json")
+	// The matrix is outside the config's folder, which is no repository:
+	// a repository's config names its own files only, unless trusted.
+	_, errOut, code := drvcheck(t, "", "check", lab, "--config", cfg, "-o", "json")
+	if code != 2 || !strings.Contains(errOut, "matrix: "+m+" is outside the repository") {
+		t.Fatalf("untrusted: code %d stderr %s", code, errOut)
+	}
+	out, _, code := drvcheck(t, "", "check", lab, "--config", cfg, "--trust-config", "-o", "json")
 	if code != 0 || !strings.Contains(out, `"rule": "DRV001"`) {
 		t.Fatalf("code %d out %s", code, out)
 	}
@@ -216,7 +222,7 @@ func TestBadInputIsExitTwoWithOneLine(t *testing.T) {
 		{"negative timeout", []string{"audit", lab, "--matrix", matrix, "--registry-timeout", "-5s"}, "--registry-timeout -5s: must not be negative"},
 		{"negative cache age", []string{"check", lab, "--cache-ttl", "-1h"}, "--cache-ttl -1h0m0s: must not be negative"},
 		{"bad size", []string{"check", lab, "--max-input-size", "lots"}, `"lots" is not a size such as 512Mi`},
-		{"rules deadline", []string{"check", lab, "--timeout", "1ns"}, "the rules did not finish within 1ns (--timeout)"},
+		{"run deadline", []string{"check", lab, "--timeout", "1ns"}, "the run did not finish within 1ns (--timeout)"},
 		{"tag from a padded label", []string{"tag", "p", padded}, `tag: node p: no tag: label nvidia.com/cuda.driver.major is invalid (" 550" cannot be part of an image tag)`},
 		{"negative minAvailable", []string{"check", pdbMinus}, "PodDisruptionBudget/default/p (" + pdbMinus + ":5): spec.minAvailable: Invalid value: -1: must be greater than or equal to 0"},
 		{"both numbers of a budget", []string{"check", pdbBoth}, "(" + pdbBoth + ":6): spec.minAvailable: Invalid value: \"1\": minAvailable and maxUnavailable cannot be both set"},

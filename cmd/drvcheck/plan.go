@@ -27,6 +27,8 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if err := o.parse(args); err != nil {
 		return err
 	}
+	ctx, cancel := o.deadline(ctx)
+	defer cancel()
 	if err := checkPlanFlags(o, all); err != nil {
 		return err
 	}

@@ -154,7 +154,7 @@ func reportData(t *testing.T, c *testcluster.Cluster) map[string]string {
 // cronJobArgs are the container args of the CronJob in deploy/NAME.
 func cronJobArgs(t *testing.T, name string) []string {
 	t.Helper()
-	inv, err := inventory.Read([]string{filepath.Join("..", "..", "deploy", name)}, load.Options{}, false)
+	inv, err := inventory.Read(context.Background(), []string{filepath.Join("..", "..", "deploy", name)}, load.Options{}, false)
 	if err != nil || len(inv.CronJobs) != 1 {
 		t.Fatalf("deploy/%s: %v", name, err)
 	}

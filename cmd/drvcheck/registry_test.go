@@ -199,8 +199,8 @@ func TestTagCheck(t *testing.T) {
 	}
 }
 
-// .drvcheck.yaml carries registry, registry-ca (relative to the file) and
-// insecure-registry like the flags.
+// .drvcheck.yaml carries registry, and, trusted, registry-ca (relative to
+// the file) and insecure-registry, like the flags.
 func TestRegistryFromConfigFile(t *testing.T) {
 	isolateDockerConfig(t, "{}")
 	s := registrytest.NewTLS(t)
@@ -212,7 +212,7 @@ func TestRegistryFromConfigFile(t *testing.T) {
 	if err := os.WriteFile(conf, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	drv(t, "audit", labDir, "--config", conf, "--cache-dir", t.TempDir()).want(t, 0, "OK\n")
+	drv(t, "audit", labDir, "--config", conf, "--trust-config", "--cache-dir", t.TempDir()).want(t, 0, "OK\n")
 	// Without the CA from the file, the certificate is not trusted.
 	if err := os.WriteFile(conf, []byte(fmt.Sprintf("registry: [%s]\n", s.Repo("nvidia/driver"))), 0o644); err != nil {
 		t.Fatal(err)

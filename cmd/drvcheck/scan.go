@@ -16,6 +16,8 @@ func runScan(ctx context.Context, e *env, args []string) error {
 	if err := o.parse(args); err != nil {
 		return err
 	}
+	ctx, cancel := o.deadline(ctx)
+	defer cancel()
 	if o.fs.NArg() > 0 {
 		return fmt.Errorf("scan: reads the live cluster and takes no PATH (got %s); use check for manifests", strings.Join(o.fs.Args(), " "))
 	}

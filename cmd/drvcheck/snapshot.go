@@ -24,6 +24,8 @@ func runSnapshot(ctx context.Context, e *env, args []string) error {
 	if err := o.parse(args); err != nil {
 		return err
 	}
+	ctx, cancel := o.deadline(ctx)
+	defer cancel()
 	if o.fs.NArg() < 1 || o.fs.Arg(0) != "nodes" {
 		return errors.New("snapshot: want snapshot nodes [PATH...]; nodes is the one thing it snapshots")
 	}

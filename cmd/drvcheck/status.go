@@ -17,6 +17,8 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	if err := o.parse(args); err != nil {
 		return err
 	}
+	ctx, cancel := o.deadline(ctx)
+	defer cancel()
 	if err := render.TextOrJSON("status", o.Output.Output); err != nil {
 		return err
 	}

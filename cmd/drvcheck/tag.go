@@ -25,6 +25,8 @@ func runTag(ctx context.Context, e *env, args []string) error {
 	if err := o.parse(args); err != nil {
 		return err
 	}
+	ctx, cancel := o.deadline(ctx)
+	defer cancel()
 	if o.fs.NArg() < 1 {
 		return errors.New("tag: no NODE given")
 	}
@@ -87,7 +89,7 @@ func nodeInventory(ctx context.Context, e *env, o *options, name string, paths [
 		inv.Nodes = []*corev1.Node{n}
 		return inv, nil
 	}
-	inv, err := runner.Files(o.runnerConfig(e, paths))(false)
+	inv, err := runner.Files(ctx, o.runnerConfig(e, paths))(false)
 	if err != nil {
 		return nil, err
 	}

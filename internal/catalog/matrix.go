@@ -6,11 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
-	"github.com/drvcheck/drvcheck/internal/fileerr"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/repofs"
 )
 
 // MatrixHeader is the header a support-matrix CSV of precompiled images
@@ -36,11 +35,12 @@ func (r Row) Tag() string {
 	return nodefacts.TagFor(r.Branch, r.Kernel, r.OSTag)
 }
 
-// ReadMatrix reads a support-matrix CSV file.
-func ReadMatrix(path string) ([]Row, error) {
-	data, err := os.ReadFile(path)
+// ReadMatrix reads a support-matrix CSV file the user named, through the
+// run's opener (nil: as named).
+func ReadMatrix(fsys *repofs.FS, path string) ([]Row, error) {
+	data, err := fsys.ReadGiven(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, fileerr.Reason(err))
+		return nil, err
 	}
 	return ParseMatrix(path, data)
 }

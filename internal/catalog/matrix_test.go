@@ -62,14 +62,14 @@ func TestMalformedMatrixNamesTheLine(t *testing.T) {
 }
 
 func TestReadMatrixMissingFile(t *testing.T) {
-	_, err := ReadMatrix(filepath.Join(t.TempDir(), "none.csv"))
+	_, err := ReadMatrix(nil, filepath.Join(t.TempDir(), "none.csv"))
 	if err == nil || !strings.HasSuffix(err.Error(), "none.csv: no such file or directory") {
 		t.Fatalf("error %v", err)
 	}
 }
 
 func TestLabMatrix(t *testing.T) {
-	rows, err := ReadMatrix("../../testdata/lab/support-matrix.csv")
+	rows, err := ReadMatrix(nil, "../../testdata/lab/support-matrix.csv")
 	if err != nil {
 		t.Fatal(err)
 	}

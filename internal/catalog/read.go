@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/drvcheck/drvcheck/internal/registry"
+	"github.com/drvcheck/drvcheck/internal/repofs"
 )
 
 // Sources are where the tags that exist are listed.
@@ -12,6 +13,8 @@ type Sources struct {
 	Registry []string // image repositories (--registry)
 	// RegistryOptions say how the repositories are reached and cached.
 	RegistryOptions registry.Options
+	// FS reads the matrix files (internal/repofs); nil reads them as named.
+	FS *repofs.FS
 }
 
 // Read reads every source into one catalog: each matrix file, then each
@@ -21,7 +24,7 @@ type Sources struct {
 func Read(ctx context.Context, src Sources) (*Catalog, error) {
 	cat := New()
 	for _, path := range src.Matrix {
-		rows, err := ReadMatrix(path)
+		rows, err := ReadMatrix(src.FS, path)
 		if err != nil {
 			return nil, err
 		}

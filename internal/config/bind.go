@@ -89,7 +89,16 @@ func (file *File) Apply(fs *pflag.FlagSet, opts ...any) error {
 		var err error
 		eachField(o, func(f field) {
 			raw, given := file.options[f.name]
-			if err != nil || !given || (fs.Lookup(f.name) != nil && fs.Changed(f.name)) {
+			if err != nil || !given {
+				return
+			}
+			// A repository's config is refused what it may not set even
+			// where a flag overrides it: the file is wrong either way.
+			if why := file.untrusted(f, raw); why != "" {
+				err = fmt.Errorf("config %s: %s: %s", file.Path, f.name, why)
+				return
+			}
+			if fs.Lookup(f.name) != nil && fs.Changed(f.name) {
 				return
 			}
 			if err = json.Unmarshal(raw, f.value.Addr().Interface()); err != nil {
@@ -149,9 +158,9 @@ func Check(opts ...any) error {
 
 // field is one option: its flag and key, help, and value.
 type field struct {
-	name, short, usage string
-	path               bool
-	value              reflect.Value
+	name, short, usage, trust string
+	path                      bool
+	value                     reflect.Value
 }
 
 func eachField(opts any, do func(field)) {
@@ -161,7 +170,7 @@ func eachField(opts any, do func(field)) {
 		sf := t.Field(i)
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
 		_, path := sf.Tag.Lookup("path")
-		do(field{name: name, short: sf.Tag.Get("short"), usage: sf.Tag.Get("usage"), path: path, value: v.Field(i)})
+		do(field{name: name, short: sf.Tag.Get("short"), usage: sf.Tag.Get("usage"), trust: sf.Tag.Get("trust"), path: path, value: v.Field(i)})
 	}
 }
 

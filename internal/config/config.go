@@ -12,14 +12,14 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/drvcheck/drvcheck/internal/fileerr"
+	"github.com/drvcheck/drvcheck/internal/repofs"
 )
 
 // DefaultFile is read from the working folder when --config is not given.
@@ -32,6 +32,10 @@ type File struct {
 	Path string
 
 	options map[string]json.RawMessage
+	// trusted is --trust-config; root is the repository the file is in,
+	// where a repository's config may name paths.
+	trusted bool
+	root    string
 }
 
 // Exception suppresses one rule on one object, for a reason, until an
@@ -44,23 +48,32 @@ type Exception struct {
 }
 
 // Load reads path; with path empty it reads DefaultFile when present and
-// returns an empty File otherwise. A key that is no option, or a value of
-// the wrong type, is an error naming the file and the key.
-func Load(path string) (*File, error) {
+// returns an empty File otherwise. A key that is no option, a key given
+// twice, or a value of the wrong type, is an error naming the file and the
+// key. Unless trusted, the file is the repository's: it is read only
+// inside its repository (a link out of it is refused), and Apply refuses
+// what a repository may not set (trust.go).
+func Load(path string, trusted bool) (*File, error) {
 	explicit := path != ""
 	if !explicit {
 		path = DefaultFile
 	}
-	data, err := os.ReadFile(path)
+	fsys, err := repofs.New(repofs.RootsOf(path), repofs.Limits{File: maxFile, Total: maxFile})
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	data, err := fsys.ReadGiven(path)
 	if errors.Is(err, fs.ErrNotExist) && !explicit {
 		return &File{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, fileerr.Reason(err))
+		return nil, fmt.Errorf("config %w", err)
 	}
-	f := &File{Path: path, options: map[string]json.RawMessage{}}
-	if err := yaml.Unmarshal(data, &f.options); err != nil {
-		return nil, fmt.Errorf("config %s: %v", path, err)
+	f := &File{Path: path, options: map[string]json.RawMessage{}, trusted: trusted, root: repofs.RepoRoot(filepath.Dir(path))}
+	// Strict: a key given twice is an error, as in manifests, not the
+	// last one silently winning.
+	if err := yaml.UnmarshalStrict(data, &f.options); err != nil {
+		return nil, fmt.Errorf("config %s: %s", path, oneLine(err))
 	}
 	if raw, ok := f.options["exceptions"]; ok {
 		delete(f.options, "exceptions")
@@ -80,6 +93,11 @@ func Load(path string) (*File, error) {
 	}
 	return f, nil
 }
+
+// maxFile bounds a config file: a few kilobytes of options and exceptions.
+const maxFile = 4 << 20
+
+func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
 
 func strict(raw json.RawMessage, v any) error {
 	dec := json.NewDecoder(strings.NewReader(string(raw)))

@@ -35,7 +35,7 @@ report: [sarif=out/d.sarif]
 exceptions:
 - {rule: DRV001, object: Node/a, reason: r}
 `)
-	file, err := Load(path)
+	file, err := Load(path, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestBadFilesNameTheKey(t *testing.T) {
 		"insecure-registry: [localhost:5000]\n": "",
 	}
 	for content, want := range cases {
-		_, err := Load(writeConfig(t, content))
+		_, err := Load(writeConfig(t, content), false)
 		switch {
 		case want == "" && err != nil:
 			t.Errorf("%q: %v", content, err)
@@ -95,11 +95,11 @@ func TestBadFilesNameTheKey(t *testing.T) {
 
 func TestNoFileIsNoOptions(t *testing.T) {
 	t.Chdir(t.TempDir())
-	file, err := Load("")
+	file, err := Load("", false)
 	if err != nil || file.Path != "" {
 		t.Fatalf("%+v %v", file, err)
 	}
-	if _, err := Load("missing.yaml"); err == nil || !strings.Contains(err.Error(), "config missing.yaml") {
+	if _, err := Load("missing.yaml", false); err == nil || !strings.Contains(err.Error(), "config missing.yaml") {
 		t.Fatalf("an explicit missing file: %v", err)
 	}
 }
@@ -130,7 +130,7 @@ func TestNegativeDurationsAreRefused(t *testing.T) {
 			t.Errorf("%v: %v", args, err)
 		}
 	}
-	file, err := Load(writeConfig(t, "cache-ttl: -2h\n"))
+	file, err := Load(writeConfig(t, "cache-ttl: -2h\n"), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"github.com/drvcheck/drvcheck/internal/cluster"
-	"github.com/drvcheck/drvcheck/internal/load"
 	"github.com/drvcheck/drvcheck/internal/registry"
+	"github.com/drvcheck/drvcheck/internal/repofs"
 )
 
 // The options of drvcheck, one struct per concern. Each field is spelled
@@ -13,16 +13,21 @@ import (
 // file (matrix:), and the runner and the commands take the struct itself.
 // usage is the flag's help; path marks values that are file paths, which a
 // config file gives relative to its own folder; short is a one-letter flag.
+// trust says what a repository's config may not do (trust.go): "cli" keys
+// only the command line or a trusted config sets (where results go, what
+// is trusted, credentials), "bound" keys a repository may tighten, not
+// loosen.
 
 // Loading is how manifests are read.
 type Loading struct {
-	Ignore       []string `json:"ignore" usage:"glob of paths to skip when walking folders; repeatable"`
-	MaxFileSize  Bytes    `json:"max-file-size" usage:"the most one input file (or stdin) may hold, e.g. 512Mi"`
-	MaxInputSize Bytes    `json:"max-input-size" usage:"the most all inputs together may hold, e.g. 2Gi"`
-	NoRender     bool     `json:"no-render" usage:"walk a folder with a kustomization.yaml or a Helm Chart.yaml file by file instead of building or rendering it"`
-	HelmValues   []string `json:"helm-values" path:"" usage:"values file every Helm chart is rendered with, over its values.yaml, or CHART=FILE for the chart named CHART (in Chart.yaml, or its folder) only; repeatable"`
-	HelmSet      []string `json:"helm-set" usage:"KEY=VALUE every Helm chart is rendered with, as helm --set; repeatable"`
-	Strict       bool     `json:"strict" usage:"fail on a file that holds no Kubernetes object (a workflow, a playbook, Helm values or templates outside a chart) instead of skipping it"`
+	Ignore        []string `json:"ignore" usage:"glob of paths to skip when walking folders; repeatable"`
+	MaxFileSize   Bytes    `json:"max-file-size" trust:"bound" usage:"the most one input file (or stdin) may hold, e.g. 512Mi"`
+	MaxInputSize  Bytes    `json:"max-input-size" trust:"bound" usage:"the most all inputs together may hold, e.g. 2Gi"`
+	NoRender      bool     `json:"no-render" usage:"walk a folder with a kustomization.yaml or a Helm Chart.yaml file by file instead of building or rendering it"`
+	HelmValues    []string `json:"helm-values" path:"" usage:"values file every Helm chart is rendered with, over its values.yaml, or CHART=FILE for the chart named CHART (in Chart.yaml, or its folder) only; repeatable"`
+	HelmSet       []string `json:"helm-set" usage:"KEY=VALUE every Helm chart is rendered with, as helm --set; repeatable"`
+	Strict        bool     `json:"strict" usage:"fail on a file that holds no Kubernetes object (a workflow, a playbook, Helm values or templates outside a chart) instead of skipping it"`
+	RenderTimeout Duration `json:"render-timeout" trust:"bound" usage:"the longest one Helm chart's rendering or one kustomization's build may take, e.g. 20s"`
 }
 
 // Registry is where the driver image tags that exist are listed, and how
@@ -30,10 +35,10 @@ type Loading struct {
 type Registry struct {
 	Matrix   []string `json:"matrix" path:"" usage:"support-matrix CSV (header driver_branch,kernel,os_tag); repeatable"`
 	Registry []string `json:"registry" usage:"image repository whose tags exist, e.g. nvcr.io/nvidia/driver; repeatable"`
-	CA       []string `json:"registry-ca" path:"" usage:"PEM file of a CA to trust for registries; repeatable"`
-	Insecure []string `json:"insecure-registry" usage:"registry HOST or HOST:PORT reached over plain HTTP; repeatable (loopback needs none)"`
-	Timeout  Duration `json:"registry-timeout" usage:"timeout of each registry request"`
-	CacheDir string   `json:"cache-dir" path:"" usage:"folder caching registry listings"`
+	CA       []string `json:"registry-ca" path:"" trust:"cli" usage:"PEM file of a CA to trust for registries; repeatable"`
+	Insecure []string `json:"insecure-registry" trust:"cli" usage:"registry HOST or HOST:PORT reached over plain HTTP; repeatable (loopback needs none)"`
+	Timeout  Duration `json:"registry-timeout" trust:"bound" usage:"timeout of each registry request"`
+	CacheDir string   `json:"cache-dir" path:"" trust:"cli" usage:"folder caching registry listings"`
 	CacheTTL Duration `json:"cache-ttl" usage:"how long a cached listing is used without asking the registry (0: always ask)"`
 	Offline  bool     `json:"offline" usage:"send no request: registry tags from the cache only (exit 2 when not cached)"`
 }
@@ -47,8 +52,8 @@ type Rules struct {
 	Policy     []string `json:"policy" path:"" usage:"folder or .rego file of extra rules; repeatable"`
 	Data       []string `json:"data" path:"" usage:"JSON or YAML data for the rules; repeatable"`
 	CUDACompat string   `json:"cuda-compat" usage:"driver floor of a CUDA image: minor (the major's minor-version compatibility floor) or strict (the toolkit's own minimum driver)"`
-	AllowNet   []string `json:"allow-net" usage:"HOST that rules may reach with http.send or net.lookup_ip_addr (none by default); repeatable"`
-	Deadline   Duration `json:"timeout" usage:"the longest the rules may take to evaluate, e.g. 2m; 0 waits forever"`
+	AllowNet   []string `json:"allow-net" trust:"cli" usage:"HOST that rules may reach with http.send or net.lookup_ip_addr (none by default); repeatable"`
+	Deadline   Duration `json:"timeout" trust:"bound" usage:"the longest a run may take: reading, rendering and evaluating the rules, e.g. 2m; 0 waits forever"`
 }
 
 // Operator is how the GPU Operator deploys drivers, when the objects read
@@ -65,9 +70,9 @@ type Operator struct {
 
 // Cluster is the live cluster to read, found as kubectl finds it.
 type Cluster struct {
-	Kubeconfig     string   `json:"kubeconfig" path:"" usage:"kubeconfig file (default $KUBECONFIG, then ~/.kube/config, then the in-cluster config of a Pod)"`
-	Context        string   `json:"context" usage:"kubeconfig context to use (default the current context)"`
-	RequestTimeout Duration `json:"request-timeout" usage:"longest wait for one API request, e.g. 30s; 0 waits forever"`
+	Kubeconfig     string   `json:"kubeconfig" path:"" trust:"cli" usage:"kubeconfig file (default $KUBECONFIG, then ~/.kube/config, then the in-cluster config of a Pod)"`
+	Context        string   `json:"context" trust:"cli" usage:"kubeconfig context to use (default the current context)"`
+	RequestTimeout Duration `json:"request-timeout" trust:"bound" usage:"longest wait for one API request, e.g. 30s; 0 waits forever"`
 }
 
 // Output is how findings are printed and when they fail the run.
@@ -78,9 +83,14 @@ type Output struct {
 
 // Reports are the extra reports of check and scan.
 type Reports struct {
-	Report      []string `json:"report" path:"" usage:"also write the report in FORMAT to FILE (FORMAT=FILE, e.g. sarif=drvcheck.sarif, prometheus=drvcheck.prom), or to a ConfigMap of the cluster (configmap=NS/NAME, the one write drvcheck makes); repeatable"`
-	Pushgateway string   `json:"pushgateway" usage:"also push the metrics (the prometheus format) to the Pushgateway at URL, as job drvcheck"`
+	Report      []string `json:"report" path:"" trust:"cli" usage:"also write the report in FORMAT to FILE (FORMAT=FILE, e.g. sarif=drvcheck.sarif, prometheus=drvcheck.prom), or to a ConfigMap of the cluster (configmap=NS/NAME, the one write drvcheck makes); repeatable"`
+	Pushgateway string   `json:"pushgateway" trust:"cli" usage:"also push the metrics (the prometheus format) to the Pushgateway at URL, as job drvcheck"`
 }
+
+// DefaultRenderTimeout bounds one render: a chart renders in well under a
+// second, and a template that loops without end ends the run within half
+// a minute.
+const DefaultRenderTimeout = 20 * time.Second
 
 // ConfigMapReport is the --report destination that is a cluster's
 // ConfigMap, not a file.
@@ -88,7 +98,7 @@ const ConfigMapReport = "configmap"
 
 // Defaults are the options' defaults, before flags and the config file.
 func Defaults() (Loading, Registry, Rules, Cluster, Output) {
-	return Loading{MaxFileSize: load.DefaultMaxFile, MaxInputSize: load.DefaultMaxTotal},
+	return Loading{MaxFileSize: repofs.DefaultMaxFile, MaxInputSize: repofs.DefaultMaxTotal, RenderTimeout: Duration(DefaultRenderTimeout)},
 		Registry{Timeout: Duration(registry.DefaultTimeout), CacheDir: registry.DefaultCacheDir(), CacheTTL: Duration(registry.DefaultCacheTTL)},
 		Rules{CUDACompat: "minor", Deadline: Duration(2 * time.Minute)},
 		Cluster{RequestTimeout: Duration(cluster.DefaultTimeout)},

@@ -1,6 +1,7 @@
 package drain
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -20,7 +21,7 @@ func labDir(t *testing.T) string {
 
 func labModel(t *testing.T, extra string) *Model {
 	t.Helper()
-	objs, err := load.Load([]string{labDir(t)}, load.Options{})
+	objs, err := load.Load(context.Background(), []string{labDir(t)}, load.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

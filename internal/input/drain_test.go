@@ -1,6 +1,7 @@
 package input
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 )
 
 func TestLabPDBsAndDrain(t *testing.T) {
-	inv, err := inventory.Read([]string{"../../testdata/lab"}, load.Options{}, false)
+	inv, err := inventory.Read(context.Background(), []string{"../../testdata/lab"}, load.Options{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

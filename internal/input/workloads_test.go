@@ -1,6 +1,7 @@
 package input
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -14,7 +15,7 @@ import (
 
 func inventoryOf(t *testing.T, paths ...string) *inventory.Inventory {
 	t.Helper()
-	inv, err := inventory.Read(paths, load.Options{}, false)
+	inv, err := inventory.Read(context.Background(), paths, load.Options{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package integrations
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,7 +20,7 @@ import (
 // with JSON on stdout as the read-only ServiceAccount, and runs as the
 // non-root user the image declares.
 func TestDeployCronJob(t *testing.T) {
-	inv, err := inventory.Read([]string{filepath.Join(repo, "deploy", "cronjob.yaml")}, load.Options{}, false)
+	inv, err := inventory.Read(context.Background(), []string{filepath.Join(repo, "deploy", "cronjob.yaml")}, load.Options{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestDeployDockerfile(t *testing.T) {
 // must only read.
 func TestDeployRBAC(t *testing.T) {
 	path := filepath.Join(repo, "deploy", "rbac.yaml")
-	objs, err := load.Load([]string{path}, load.Options{})
+	objs, err := load.Load(context.Background(), []string{path}, load.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestDeployRBAC(t *testing.T) {
 // The report's one write is scoped to the one ConfigMap the report CronJob
 // names: the Role may get and update it, by name, and nothing else.
 func TestDeployReportRBAC(t *testing.T) {
-	objs, err := load.Load([]string{filepath.Join(repo, "deploy", "report-rbac.yaml")}, load.Options{})
+	objs, err := load.Load(context.Background(), []string{filepath.Join(repo, "deploy", "report-rbac.yaml")}, load.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestDeployReportRBAC(t *testing.T) {
 		fmt.Sprint(r["verbs"]) != "[get update]" {
 		t.Errorf("rule %v: want get and update on configmaps/drvcheck-report only", r)
 	}
-	inv, err := inventory.Read([]string{filepath.Join(repo, "deploy", "cronjob-report.yaml")}, load.Options{}, false)
+	inv, err := inventory.Read(context.Background(), []string{filepath.Join(repo, "deploy", "cronjob-report.yaml")}, load.Options{}, false)
 	if err != nil || len(inv.CronJobs) != 1 {
 		t.Fatalf("cronjob-report.yaml: %v", err)
 	}

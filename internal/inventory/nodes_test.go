@@ -1,6 +1,7 @@
 package inventory
 
 import (
+	"context"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,7 +14,7 @@ import (
 // TestUseNodes is check --nodes-from-cluster: the files' nodes give way to
 // the cluster's, everything else stays as read.
 func TestUseNodes(t *testing.T) {
-	inv, err := Read([]string{"../../testdata/lab/k8s"}, load.Options{}, true)
+	inv, err := Read(context.Background(), []string{"../../testdata/lab/k8s"}, load.Options{}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

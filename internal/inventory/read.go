@@ -1,13 +1,17 @@
 package inventory
 
-import "github.com/drvcheck/drvcheck/internal/load"
+import (
+	"context"
+
+	"github.com/drvcheck/drvcheck/internal/load"
+)
 
 // Read loads the manifests under paths and decodes them on the loader's
 // workers, as each file is parsed (see Decoder): the file mode of every
 // command.
-func Read(paths []string, opt load.Options, keepRaw bool) (*Inventory, error) {
+func Read(ctx context.Context, paths []string, opt load.Options, keepRaw bool) (*Inventory, error) {
 	opt.Each = Decoder(keepRaw)
-	objs, err := load.Load(paths, opt)
+	objs, err := load.Load(ctx, paths, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,8 +12,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/drvcheck/drvcheck/internal/fileerr"
+	"github.com/drvcheck/drvcheck/internal/repofs"
 )
 
 // Options tune which files a folder walk reads.
@@ -22,10 +25,15 @@ type Options struct {
 	Ignore []string
 	// Stdin is read for the path "-".
 	Stdin io.Reader
-	// MaxFile and MaxTotal bound the bytes read from one source and from
-	// all (0: DefaultMaxFile, DefaultMaxTotal), so that an endless stdin or
-	// a huge file fails with its name instead of eating the machine.
+	// FS opens every file the run reads, inside the repositories of its
+	// paths and within its limits (internal/repofs). Nil: one made of the
+	// paths' repositories and MaxFile and MaxTotal (0: the defaults).
+	FS                *repofs.FS
 	MaxFile, MaxTotal int64
+	// RenderTimeout bounds each chart's rendering and each kustomization's
+	// build, which run in the sandbox (internal/sandbox); the context's
+	// deadline bounds them too.
+	RenderTimeout time.Duration
 	// Note receives what the walk skips, one line each; nil drops it.
 	Note func(string)
 	// Strict fails on a file that holds no Kubernetes object (NotKubernetes)
@@ -49,12 +57,17 @@ type Options struct {
 // .yaml, .yml and .json files, skipping hidden folders such as .git and
 // .github and hidden files such as .drvcheck.yaml; files named explicitly
 // are read whatever their extension.
-func Load(paths []string, opt Options) ([]*Object, error) {
+func Load(ctx context.Context, paths []string, opt Options) ([]*Object, error) {
+	if opt.FS == nil {
+		var err error
+		if opt.FS, err = repofs.New(repofs.RootsOf(paths...), repofs.Limits{File: opt.MaxFile, Total: opt.MaxTotal}); err != nil {
+			return nil, err
+		}
+	}
 	files, err := expand(paths, opt)
 	if err != nil {
 		return nil, err
 	}
-	budget := newBudget(opt)
 	opt.Helm.used = &sync.Map{}
 	results := make([][]*Object, len(files))
 	errs := make([]error, len(files))
@@ -65,7 +78,7 @@ func Load(paths []string, opt Options) ([]*Object, error) {
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				results[i], errs[i] = readSource(files[i], opt, budget)
+				results[i], errs[i] = readSource(ctx, files[i], opt)
 			}
 		}()
 	}
@@ -84,25 +97,27 @@ func Load(paths []string, opt Options) ([]*Object, error) {
 	if opt.NoRender {
 		return out, nil
 	}
-	if out, err = follow(out, opt); err != nil {
+	if out, err = follow(ctx, out, opt); err != nil {
 		return nil, err
 	}
 	return out, opt.Helm.unusedScoped()
 }
 
-func readSource(src *Source, opt Options, budget *budget) ([]*Object, error) {
+func readSource(ctx context.Context, src *Source, opt Options) ([]*Object, error) {
 	if src.kustomize || src.chart {
-		build := buildKustomization
+		var objs []*Object
+		var err error
 		if src.chart {
-			build = func(dir string) ([]*Object, error) { return renderChart(dir, opt.Helm) }
+			objs, err = renderChart(ctx, src.Name, opt.Helm, opt)
+		} else {
+			objs, err = buildKustomization(ctx, src.Name, opt)
 		}
-		objs, err := build(src.Name)
 		if err != nil {
 			return nil, err
 		}
 		return each(objs, opt)
 	}
-	data, err := budget.read(src.Name, opt.Stdin)
+	data, err := read(src, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +152,23 @@ func each(objs []*Object, opt Options) ([]*Object, error) {
 	return objs, nil
 }
 
+// read reads one source: stdin, a file the user named (through the
+// opener, which follows a link it names only inside the repository), or
+// a walked one.
+func read(src *Source, opt Options) ([]byte, error) {
+	if src.Name == "-" {
+		r := opt.Stdin
+		if r == nil {
+			r = os.Stdin
+		}
+		return opt.FS.Read(src.Name, r)
+	}
+	if src.given {
+		return opt.FS.ReadGiven(src.Name)
+	}
+	return opt.FS.ReadFile(src.Name)
+}
+
 // expand turns the user's paths into the list of sources to read.
 func expand(paths []string, opt Options) ([]*Source, error) {
 	var out []*Source
@@ -163,7 +195,7 @@ func expand(paths []string, opt Options) ([]*Source, error) {
 				out = append(out, &Source{Name: filepath.Dir(p), chart: true})
 				continue
 			}
-			out = append(out, &Source{Name: p})
+			out = append(out, &Source{Name: p, given: true})
 			continue
 		}
 		found, err := walk(p, opt)
@@ -202,12 +234,12 @@ func walk(root string, opt Options) ([]*Source, error) {
 		if d.IsDir() {
 			// A kustomization is built, from its folder down; the files
 			// below are its own.
-			if !opt.NoRender && KustomizationIn(path) != "" {
+			if !opt.NoRender && KustomizationIn(opt.FS, path) != "" {
 				out = append(out, &Source{Name: path, kustomize: true})
 				return filepath.SkipDir
 			}
 			// A chart is rendered, its subcharts with it.
-			if !opt.NoRender && chartIn(path) {
+			if !opt.NoRender && chartIn(opt.FS, path) {
 				out = append(out, &Source{Name: path, chart: true})
 				return filepath.SkipDir
 			}
@@ -226,19 +258,19 @@ func walk(root string, opt Options) ([]*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	return onlyRoots(out), nil
+	return onlyRoots(opt.FS, out), nil
 }
 
 // onlyRoots drops the kustomizations another one of the walk builds (a
 // base its overlays use), which are deployed through it, not alone.
-func onlyRoots(srcs []*Source) []*Source {
+func onlyRoots(fsys *repofs.FS, srcs []*Source) []*Source {
 	used := map[string]bool{}
 	for _, s := range srcs {
 		if !s.kustomize {
 			continue
 		}
 		self, _ := filepath.Abs(s.Name)
-		for d := range localDirs(s.Name) {
+		for d := range localDirs(fsys, s.Name) {
 			if d != self {
 				used[d] = true
 			}
@@ -264,7 +296,7 @@ func irregular(path string, d fs.DirEntry, root string) string {
 		return ""
 	}
 	if d.Type()&fs.ModeSymlink == 0 {
-		return "not a regular file (" + kindOf(d.Type()) + ")"
+		return "not a regular file (" + repofs.KindOf(d.Type()) + ")"
 	}
 	target, err := filepath.EvalSymlinks(path)
 	if err != nil {
@@ -278,18 +310,6 @@ func irregular(path string, d fs.DirEntry, root string) string {
 		return "a symbolic link to " + target + ", not a regular file"
 	}
 	return ""
-}
-
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return m.Type().String()
 }
 
 func note(opt Options, msg string) {

@@ -1,13 +1,16 @@
 package load
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"helm.sh/helm/v4/pkg/strvals"
 	"sigs.k8s.io/yaml"
+
+	"github.com/drvcheck/drvcheck/internal/repofs"
 )
 
 // A GitOps controller object that deploys a chart of the same repository:
@@ -18,7 +21,9 @@ type release struct {
 	dir       string // the chart's folder
 	name, ns  string // release name and namespace
 	values    map[string]any
+	set       []string // parameters, as --set (Argo's helm.parameters)
 	valueDirs []string // values files, relative to dir (Argo's valueFiles)
+	err       error    // why the chart cannot be followed
 }
 
 // follow renders the charts that Argo CD Applications and Flux
@@ -26,10 +31,10 @@ type release struct {
 // and release name and namespace they give, in place of the chart's
 // rendering with its defaults; what they take from elsewhere is noted as
 // not followed. A Flux Kustomization's path is walked as any folder.
-func follow(objs []*Object, opt Options) ([]*Object, error) {
+func follow(ctx context.Context, objs []*Object, opt Options) ([]*Object, error) {
 	var rels []release
 	for _, o := range objs {
-		found, notes := releasesOf(o)
+		found, notes := releasesOf(o, opt.FS)
 		rels = append(rels, found...)
 		for _, n := range notes {
 			note(opt, fmt.Sprintf("%s: %s", o.Where(), n))
@@ -41,9 +46,12 @@ func follow(objs []*Object, opt Options) ([]*Object, error) {
 	replaced := map[string]bool{}
 	var extra []*Object
 	for _, r := range rels {
+		if r.err != nil {
+			return nil, fmt.Errorf("%s: %w", r.from.Where(), r.err)
+		}
 		hv := opt.Helm
-		hv.release, hv.namespace, hv.values, hv.valueFiles = r.name, r.ns, r.values, r.valueDirs
-		got, err := renderChart(r.dir, hv)
+		hv.release, hv.namespace, hv.values, hv.set, hv.valueFiles = r.name, r.ns, r.values, r.set, r.valueDirs
+		got, err := renderChart(ctx, r.dir, hv, opt)
 		if err == nil {
 			got, err = each(got, opt)
 		}
@@ -96,17 +104,17 @@ func raw(o *Object) map[string]any {
 
 // releasesOf reads the charts o deploys from this repository, and notes
 // what it deploys from elsewhere.
-func releasesOf(o *Object) ([]release, []string) {
+func releasesOf(o *Object, fsys *repofs.FS) ([]release, []string) {
 	switch {
 	case !isGitOps(o):
 		return nil, nil
 	case o.Kind == "Application":
-		return argoReleases(o)
+		return argoReleases(o, fsys)
 	}
-	return fluxRelease(o)
+	return fluxRelease(o, fsys)
 }
 
-func argoReleases(o *Object) ([]release, []string) {
+func argoReleases(o *Object, fsys *repofs.FS) ([]release, []string) {
 	spec, _ := raw(o)["spec"].(map[string]any)
 	srcs, _ := spec["sources"].([]any)
 	if s, ok := spec["source"]; ok {
@@ -124,15 +132,19 @@ func argoReleases(o *Object) ([]release, []string) {
 			notes = append(notes, fmt.Sprintf("source %s is not a path of this repository; not followed", repo))
 			continue
 		}
-		dir, ok := repoPath(o, path)
-		if !ok || !chartIn(dir) {
+		dir, ok, err := repoPath(o, path, fsys)
+		if err != nil {
+			rels = append(rels, release{from: o, err: fmt.Errorf("source path %s: %w", path, err)})
+			continue
+		}
+		if !ok || !chartIn(fsys, dir) {
 			if !ok {
 				notes = append(notes, fmt.Sprintf("source %s path %s is not in this repository; not followed", repo, path))
 			}
 			continue // a plain or kustomize folder is walked as it is
 		}
 		helm, _ := src["helm"].(map[string]any)
-		r := release{from: o, dir: dir, name: o.Name, ns: ns, values: argoValues(helm)}
+		r := release{from: o, dir: dir, name: o.Name, ns: ns, values: argoValues(helm), set: argoParameters(helm)}
 		if name, _ := helm["releaseName"].(string); name != "" {
 			r.name = name
 		}
@@ -145,7 +157,7 @@ func argoReleases(o *Object) ([]release, []string) {
 }
 
 // argoValues merges an Application's helm values: the values string, then
-// valuesObject over it, then parameters (as --set).
+// valuesObject over it.
 func argoValues(helm map[string]any) map[string]any {
 	vals := map[string]any{}
 	if s, _ := helm["values"].(string); s != "" {
@@ -156,17 +168,24 @@ func argoValues(helm map[string]any) map[string]any {
 			vals[k] = v
 		}
 	}
+	return vals
+}
+
+// argoParameters are an Application's helm parameters, as --set takes
+// them.
+func argoParameters(helm map[string]any) []string {
+	var out []string
 	params, _ := helm["parameters"].([]any)
 	for _, p := range params {
 		pm, _ := p.(map[string]any)
 		if n, _ := pm["name"].(string); n != "" {
-			_ = strvals.ParseInto(n+"="+fmt.Sprint(pm["value"]), vals) // a malformed one is Argo's to refuse
+			out = append(out, n+"="+fmt.Sprint(pm["value"]))
 		}
 	}
-	return vals
+	return out
 }
 
-func fluxRelease(o *Object) ([]release, []string) {
+func fluxRelease(o *Object, fsys *repofs.FS) ([]release, []string) {
 	spec, _ := raw(o)["spec"].(map[string]any)
 	chartSpec, _ := At(spec, "chart", "spec").(map[string]any)
 	chart, _ := chartSpec["chart"].(string)
@@ -174,8 +193,11 @@ func fluxRelease(o *Object) ([]release, []string) {
 	if kind != "GitRepository" || chart == "" {
 		return nil, []string{fmt.Sprintf("chart %s from a %s is not a path of this repository; not followed", chart, kind)}
 	}
-	dir, ok := repoPath(o, chart)
-	if !ok || !chartIn(dir) {
+	dir, ok, err := repoPath(o, chart, fsys)
+	if err != nil {
+		return []release{{from: o, err: fmt.Errorf("chart %s: %w", chart, err)}}, nil
+	}
+	if !ok || !chartIn(fsys, dir) {
 		return nil, []string{fmt.Sprintf("chart path %s is not a chart of this repository; not followed", chart)}
 	}
 	r := release{from: o, dir: dir, name: o.Name, ns: o.Namespace}
@@ -190,48 +212,34 @@ func fluxRelease(o *Object) ([]release, []string) {
 }
 
 // repoPath is path inside the repository that holds o's file, if it is
-// there.
-func repoPath(o *Object, path string) (string, bool) {
+// there; a path that is there as written but leads out of it (a symbolic
+// link) is an error, since nothing would be checked in its place.
+func repoPath(o *Object, path string, fsys *repofs.FS) (string, bool, error) {
 	if o.Source == nil || o.Source.Name == "-" {
-		return "", false
+		return "", false, nil
 	}
-	root := RepoRoot(filepath.Dir(o.Source.Name))
+	root := repofs.RepoRoot(filepath.Dir(o.Source.Name))
 	dir := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(path, "./")))
-	if rel, err := filepath.Rel(root, dir); err != nil || strings.HasPrefix(rel, "..") {
-		return "", false
+	if !repofs.Within(dir, root) {
+		return "", false, nil
 	}
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return "", false
+	info, err := fsys.Stat(dir)
+	switch {
+	case errors.Is(err, repofs.ErrOutside):
+		return "", false, err
+	case err != nil || !info.IsDir():
+		return "", false, nil
 	}
 	// Named as the object's own file is: relative when it is, so that
 	// findings on what the chart renders read like the rest.
 	if !filepath.IsAbs(o.Source.Name) {
 		if wd, err := os.Getwd(); err == nil {
 			if rel, err := filepath.Rel(wd, dir); err == nil {
-				return rel, true
+				return rel, true, nil
 			}
 		}
 	}
-	return dir, true
-}
-
-// RepoRoot returns the root of the git repository that holds dir (the
-// nearest folder upward with a .git entry), or dir itself outside one.
-func RepoRoot(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return dir
-	}
-	for d := abs; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return abs
-		}
-		d = parent
-	}
+	return dir, true, nil
 }
 
 func stringList(v any) []string {

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,7 @@ import (
 // NOTES.txt left out.
 func TestRenderChart(t *testing.T) {
 	chart := filepath.Join(gitops, "charts", "gpu-inference")
-	objs, err := renderChart(chart, HelmValues{})
+	objs, err := renderChart(context.Background(), chart, HelmValues{}, optsFor(t, chart))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestRenderChart(t *testing.T) {
 	if err := os.WriteFile(values, []byte("replicaCount: 5\npdb: {minAvailable: 3}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	objs, err = renderChart(chart, HelmValues{Files: []string{values}, Set: []string{"replicaCount=7"}})
+	objs, err = renderChart(context.Background(), chart, HelmValues{Files: []string{values}, Set: []string{"replicaCount=7"}}, optsFor(t, chart))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestRenderChartErrors(t *testing.T) {
 		"values not YAML":   {required, HelmValues{Files: []string{filepath.Join(badValues, "values.yaml")}}, "values.yaml: not YAML"},
 		"bad --helm-set":    {required, HelmValues{Set: []string{"noequals"}}, "--helm-set noequals: "},
 	} {
-		_, err := renderChart(c.dir, c.hv)
+		_, err := renderChart(context.Background(), c.dir, c.hv, optsFor(t, c.dir))
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line with %q", name, err, c.want)
 		}
@@ -83,7 +84,7 @@ func TestScopedHelmValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	replicas := func(files ...string) (any, error) {
-		objs, err := Load([]string{chart}, Options{Helm: HelmValues{Files: files}})
+		objs, err := Load(context.Background(), []string{chart}, Options{Helm: HelmValues{Files: files}})
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -27,14 +28,14 @@ func TestWalkSkipsHiddenFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	objs, err := Load([]string{dir}, Options{})
+	objs, err := Load(context.Background(), []string{dir}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(objs) != 1 || objs[0].Name != "a" {
 		t.Fatalf("loaded %d objects: %+v", len(objs), objs)
 	}
-	objs, err = Load([]string{filepath.Join(dir, "k8s", ".hidden.yaml")}, Options{})
+	objs, err = Load(context.Background(), []string{filepath.Join(dir, "k8s", ".hidden.yaml")}, Options{})
 	if err != nil || len(objs) != 1 || objs[0].Name != "b" {
 		t.Fatalf("explicit hidden file: %v %+v", err, objs)
 	}

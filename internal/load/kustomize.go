@@ -1,18 +1,20 @@
 package load
 
 import (
-	"bytes"
+	"context"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
+
+	"github.com/drvcheck/drvcheck/internal/repofs"
+	"github.com/drvcheck/drvcheck/internal/sandbox"
 )
 
 // kustomizationNames are the file names that make a folder a
@@ -23,35 +25,62 @@ var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Ku
 const originAnnotation = "config.kubernetes.io/origin"
 
 // KustomizationIn returns the kustomization file of dir, or "".
-func KustomizationIn(dir string) string {
+func KustomizationIn(fsys *repofs.FS, dir string) string {
 	for _, n := range kustomizationNames {
-		if info, err := os.Stat(filepath.Join(dir, n)); err == nil && info.Mode().IsRegular() {
+		if fsys.IsFile(filepath.Join(dir, n)) {
 			return filepath.Join(dir, n)
 		}
 	}
 	return ""
 }
 
+// kustomizeJob is what the sandbox's kustomize job builds.
+type kustomizeJob struct {
+	Dir string `json:"dir"`
+}
+
+// kustomizeAnswer is a build: each resource as YAML with the file it came
+// from, and the bytes the child read.
+type kustomizeAnswer struct {
+	Resources []builtResource `json:"resources"`
+	Read      int64           `json:"read"`
+}
+
+type builtResource struct {
+	YAML    string `json:"yaml"`
+	Kind    string `json:"kind"`
+	OrgName string `json:"orgName"` // the name in its file, before prefixes
+	Origin  string `json:"origin"`  // its file, relative to the kustomization; "" when generated or remote
+}
+
+func init() { sandbox.Register("kustomize", jobFunc(buildInChild)) }
+
 // buildKustomization builds the kustomization in dir as kustomize build
-// does, in process: no plugin runs and no remote base is fetched (either
-// is an error naming it). Each resource is read back from the file it came
+// does, in the sandbox (internal/sandbox): no plugin runs, no remote base
+// is fetched (either is an error naming it), no URL is read, and nothing
+// out of the repository. Each resource is read back from the file it came
 // from, so that findings point at its line there; a line is the source's,
 // and a field a patch added has the line of its object.
-func buildKustomization(dir string) ([]*Object, error) {
-	file := KustomizationIn(dir)
-	if err := checkLocal(dir, map[string]bool{}); err != nil {
+func buildKustomization(ctx context.Context, dir string, opt Options) ([]*Object, error) {
+	file := KustomizationIn(opt.FS, dir)
+	if err := checkLocal(opt.FS, dir, map[string]bool{}); err != nil {
 		return nil, err
 	}
-	opt := krusty.MakeDefaultOptions()
-	opt.PluginConfig = types.DisabledPluginConfig()
-	m, err := krusty.MakeKustomizer(opt).Run(originFS{filesys.MakeFsOnDisk()}, dir)
-	if err != nil {
-		return nil, fmt.Errorf("%s: kustomize build: %s", file, oneLine(err))
+	var answer kustomizeAnswer
+	if err := runJob(ctx, file, "kustomize", &kustomizeJob{Dir: dir}, &answer, opt); err != nil {
+		return nil, err
+	}
+	n := answer.Read
+	for _, r := range answer.Resources {
+		n += int64(len(r.YAML))
+	}
+	if err := opt.FS.Count(file, n); err != nil {
+		return nil, err
 	}
 	sources := map[string][]*Object{}
 	var out []*Object
-	for _, r := range m.Resources() {
-		o, err := builtObject(dir, file, r, sources)
+	for _, r := range answer.Resources {
+		o, err := builtObject(dir, file, r, sources, opt.FS)
 		if err != nil {
 			return nil, err
 		}
@@ -60,35 +89,54 @@ func buildKustomization(dir string) ([]*Object, error) {
 	return out, nil
 }
 
+// buildInChild is the kustomize job, in the sandbox.
+func buildInChild(job *kustomizeJob, fsys *repofs.FS) (*kustomizeAnswer, error) {
+	opt := krusty.MakeDefaultOptions()
+	opt.PluginConfig = types.DisabledPluginConfig()
+	m, err := krusty.MakeKustomizer(opt).Run(kustFS{fsys}, job.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("kustomize build: %s", oneLine(err))
+	}
+	answer := &kustomizeAnswer{}
+	for _, r := range m.Resources() {
+		data, err := r.AsYAML()
+		if err != nil {
+			return nil, fmt.Errorf("kustomize build: %v", err)
+		}
+		b := builtResource{YAML: string(data), Kind: r.GetKind(), OrgName: r.OrgId().Name}
+		if org, _ := r.GetOrigin(); org != nil && org.Repo == "" {
+			b.Origin = org.Path
+		}
+		answer.Resources = append(answer.Resources, b)
+	}
+	answer.Read = fsys.Used()
+	return answer, nil
+}
+
 // builtObject is one built resource, placed at the object it came from.
-func builtObject(dir, file string, r *resource.Resource, sources map[string][]*Object) (*Object, error) {
-	org, _ := r.GetOrigin()
+func builtObject(dir, file string, r builtResource, sources map[string][]*Object, fsys *repofs.FS) (*Object, error) {
 	// Read back through drvcheck's own parser, so that values are typed as
 	// for any file (int64, duplicate keys refused).
-	data, err := r.AsYAML()
-	if err != nil {
-		return nil, fmt.Errorf("%s: kustomize build: %v", file, err)
-	}
-	objs, err := Parse(&Source{Name: file}, data)
+	objs, err := Parse(&Source{Name: file}, []byte(r.YAML))
 	if err != nil || len(objs) != 1 {
-		return nil, fmt.Errorf("%s: kustomize build: %s/%s: %v", file, r.GetKind(), r.GetName(), err)
+		return nil, fmt.Errorf("%s: kustomize build: %s/%s: %v", file, r.Kind, r.OrgName, err)
 	}
 	o := objs[0]
 	dropOrigin(o.Raw)
 	o.Line, o.lines = 1, nil
-	if org == nil || org.Path == "" || org.Repo != "" {
+	if r.Origin == "" {
 		return o, nil // generated (a ConfigMap generator): the kustomization is its source
 	}
-	path := filepath.Join(dir, org.Path)
+	path := filepath.Join(dir, r.Origin)
 	src, ok := sources[path]
 	if !ok {
-		data, err := os.ReadFile(path)
+		data, err := fsys.ReadFile(path)
 		if err == nil {
 			src, _ = Parse(&Source{Name: path}, data)
 		}
 		sources[path] = src
 	}
-	if from := sourceObject(src, o.Kind, r.OrgId().Name); from != nil {
+	if from := sourceObject(src, o.Kind, r.OrgName); from != nil {
 		o.Source, o.Line, o.Doc, o.Item = from.Source, from.Line, from.Doc, from.Item
 		o.lines, o.root, o.wide = from.lines, from.root, from.wide
 	}
@@ -122,18 +170,6 @@ func dropOrigin(raw map[string]any) {
 	}
 }
 
-// originFS asks every kustomization for origin annotations, so that each
-// built resource names its file (kustomize's buildMetadata).
-type originFS struct{ filesys.FileSystem }
-
-func (f originFS) ReadFile(path string) ([]byte, error) {
-	data, err := f.FileSystem.ReadFile(path)
-	if err != nil || !slices.Contains(kustomizationNames, filepath.Base(path)) || bytes.Contains(data, []byte("buildMetadata")) {
-		return data, err
-	}
-	return append(append(data, '\n'), "buildMetadata: [originAnnotations]\n"...), nil
-}
-
 // kustomization is what checkLocal reads of a kustomization file.
 type kustomization struct {
 	Resources  []string `json:"resources"`
@@ -141,31 +177,50 @@ type kustomization struct {
 	Components []string `json:"components"`
 }
 
-// checkLocal refuses a remote base, component or resource anywhere in the
-// kustomization of dir and the local ones it uses: drvcheck never fetches.
-func checkLocal(dir string, seen map[string]bool) error {
-	file := KustomizationIn(dir)
-	if file == "" || seen[dir] {
-		return nil
+// readKustomization reads the kustomization of dir, or nil without one.
+func readKustomization(fsys *repofs.FS, dir string) (*kustomization, string, error) {
+	file := KustomizationIn(fsys, dir)
+	if file == "" {
+		return nil, "", nil
 	}
-	seen[dir] = true
-	data, err := os.ReadFile(file)
+	data, err := fsys.ReadFile(file)
 	if err != nil {
-		return fmt.Errorf("%s: %v", file, err)
+		return nil, file, err
 	}
 	var k kustomization
 	if err := yaml.Unmarshal(data, &k); err != nil {
-		return fmt.Errorf("%s: not a kustomization: %v", file, err)
+		return nil, file, fmt.Errorf("%s: not a kustomization: %v", file, err)
 	}
+	return &k, file, nil
+}
+
+// checkLocal refuses a remote base, component or resource anywhere in the
+// kustomization of dir and the local ones it uses, and a local one out of
+// the repository: drvcheck never fetches, and reads only what the
+// repository holds. The sandbox and the opener refuse both anyway; this
+// says which entry of which file did it.
+func checkLocal(fsys *repofs.FS, dir string, seen map[string]bool) error {
+	k, file, err := readKustomization(fsys, dir)
+	if k == nil || err != nil || seen[dir] {
+		return err
+	}
+	seen[dir] = true
 	for _, ref := range slices.Concat(k.Resources, k.Bases, k.Components) {
-		local := filepath.Join(dir, ref)
-		if _, err := os.Stat(local); err != nil {
-			if remote(ref) {
-				return fmt.Errorf("%s: %s is a remote base; drvcheck builds local kustomizations only (vendor it, or pipe kustomize build into drvcheck check -)", file, ref)
-			}
+		if remote(ref) {
+			return fmt.Errorf("%s: %s is a remote base; drvcheck builds local kustomizations only (vendor it, or pipe kustomize build into drvcheck check -)", file, ref)
+		}
+		local := ref
+		if !filepath.IsAbs(ref) {
+			local = filepath.Join(dir, ref)
+		}
+		_, err := fsys.Stat(local)
+		switch {
+		case errors.Is(err, repofs.ErrOutside):
+			return fmt.Errorf("%s: %s is out of the repository; drvcheck builds what the repository holds only", file, ref)
+		case errors.Is(err, fs.ErrNotExist) || err != nil:
 			continue // kustomize names the missing file itself
 		}
-		if err := checkLocal(local, seen); err != nil {
+		if err := checkLocal(fsys, local, seen); err != nil {
 			return err
 		}
 	}
@@ -179,7 +234,7 @@ func remote(ref string) bool {
 
 // localDirs are the folders the kustomization of dir uses, itself
 // included, by their cleaned absolute paths.
-func localDirs(dir string) map[string]bool {
+func localDirs(fsys *repofs.FS, dir string) map[string]bool {
 	out := map[string]bool{}
 	var visit func(d string)
 	visit = func(d string) {
@@ -188,17 +243,12 @@ func localDirs(dir string) map[string]bool {
 			return
 		}
 		out[abs] = true
-		data, err := os.ReadFile(KustomizationIn(d))
-		if err != nil {
-			return
-		}
-		var k kustomization
-		if yaml.Unmarshal(data, &k) != nil {
+		k, _, err := readKustomization(fsys, d)
+		if k == nil || err != nil {
 			return
 		}
 		for _, ref := range slices.Concat(k.Resources, k.Bases, k.Components) {
-			local := filepath.Join(d, ref)
-			if info, err := os.Stat(local); err == nil && info.IsDir() {
+			if local := filepath.Join(d, ref); fsys.IsDir(local) {
 				visit(local)
 			}
 		}

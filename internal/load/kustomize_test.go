@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +15,7 @@ const gitops = "../../testdata/gitops"
 // the base they share) and reads every built object back at its source
 // file and line.
 func TestWalkBuildsKustomizations(t *testing.T) {
-	objs, err := Load([]string{filepath.Join(gitops, "apps")}, Options{})
+	objs, err := Load(context.Background(), []string{filepath.Join(gitops, "apps")}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func TestWalkBuildsKustomizations(t *testing.T) {
 		}
 	}
 	// --no-render reads the files one by one, as before.
-	if _, err := Load([]string{filepath.Join(gitops, "apps")}, Options{NoRender: true, Skip: func(string, string) {}}); err != nil {
+	if _, err := Load(context.Background(), []string{filepath.Join(gitops, "apps")}, Options{NoRender: true, Skip: func(string, string) {}}); err != nil {
 		t.Errorf("NoRender: %v", err)
 	}
 }
@@ -61,6 +62,7 @@ func TestKustomizationErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	mk(".git/HEAD", "ref: refs/heads/main\n") // one repository: cycle/a may use cycle/b
 	mk("remote/kustomization.yaml", "resources:\n- https://github.com/example/base?ref=v1\n")
 	mk("missing/kustomization.yaml", "resources:\n- nothere.yaml\n")
 	mk("cycle/a/kustomization.yaml", "resources:\n- ../b\n")
@@ -70,7 +72,7 @@ func TestKustomizationErrors(t *testing.T) {
 		"missing": "missing/kustomization.yaml: kustomize build: ",
 		"cycle/a": "cycle/a/kustomization.yaml: kustomize build: ",
 	} {
-		_, err := Load([]string{filepath.Join(dir, d)}, Options{})
+		_, err := Load(context.Background(), []string{filepath.Join(dir, d)}, Options{})
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line with %q", d, err, want)
 		}

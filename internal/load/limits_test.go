@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +34,7 @@ func TestWalkReadsRegularFilesOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	var notes []string
-	objs, err := Load([]string{dir}, Options{Note: func(s string) { notes = append(notes, s) }})
+	objs, err := Load(context.Background(), []string{dir}, Options{Note: func(s string) { notes = append(notes, s) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func (endless) Read(p []byte) (int, error) {
 }
 
 func TestInputsAreBounded(t *testing.T) {
-	_, err := Load([]string{"-"}, Options{Stdin: endless{}, MaxFile: 1 << 20})
+	_, err := Load(context.Background(), []string{"-"}, Options{Stdin: endless{}, MaxFile: 1 << 20})
 	if err == nil || err.Error() != "-: larger than 1Mi, the most one input may be (--max-file-size)" {
 		t.Fatalf("endless stdin: %v", err)
 	}
@@ -69,11 +70,11 @@ func TestInputsAreBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err = Load([]string{dir}, Options{MaxTotal: 2000})
+	_, err = Load(context.Background(), []string{dir}, Options{MaxTotal: 2000})
 	if err == nil || !strings.HasPrefix(err.Error(), dir) || !strings.HasSuffix(err.Error(), ".yaml: the inputs are larger than 2000, the most a run reads (--max-input-size)") {
 		t.Fatalf("total: %v", err)
 	}
-	if _, err := Load([]string{dir}, Options{MaxTotal: 1 << 20}); err != nil {
+	if _, err := Load(context.Background(), []string{dir}, Options{MaxTotal: 1 << 20}); err != nil {
 		t.Fatalf("within the limits: %v", err)
 	}
 }

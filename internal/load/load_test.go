@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -157,7 +158,7 @@ func TestFoldersAreWalkedInOrderSkippingHiddenAndIgnored(t *testing.T) {
 	write(t, dir, "notes.txt", "not yaml")
 	write(t, dir, "skip/x.yaml", node("x"))
 	write(t, dir, "c.tmp.yaml", node("tmp"))
-	objs, err := Load([]string{dir}, Options{Ignore: []string{"skip", "*.tmp.yaml"}})
+	objs, err := Load(context.Background(), []string{dir}, Options{Ignore: []string{"skip", "*.tmp.yaml"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,20 +170,20 @@ func TestFoldersAreWalkedInOrderSkippingHiddenAndIgnored(t *testing.T) {
 func TestStdinAndExplicitFiles(t *testing.T) {
 	dir := t.TempDir()
 	f := write(t, dir, "manifest.txt", node("file"))
-	objs, err := Load([]string{f, "-"}, Options{Stdin: strings.NewReader(node("stdin"))})
+	objs, err := Load(context.Background(), []string{f, "-"}, Options{Stdin: strings.NewReader(node("stdin"))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := names(objs); got != "Node/file Node/stdin" || objs[1].Source.Name != "-" {
 		t.Fatalf("objects %q", got)
 	}
-	if _, err := Load([]string{"-", "-"}, Options{Stdin: strings.NewReader("")}); err == nil {
+	if _, err := Load(context.Background(), []string{"-", "-"}, Options{Stdin: strings.NewReader("")}); err == nil {
 		t.Fatal("reading stdin twice was accepted")
 	}
 }
 
 func TestMissingPathAndTheFirstBadFileAreErrors(t *testing.T) {
-	_, err := Load([]string{"does/not/exist"}, Options{})
+	_, err := Load(context.Background(), []string{"does/not/exist"}, Options{})
 	if err == nil || err.Error() != "does/not/exist: no such file or directory" {
 		t.Fatalf("error %v", err)
 	}
@@ -190,7 +191,7 @@ func TestMissingPathAndTheFirstBadFileAreErrors(t *testing.T) {
 	write(t, dir, "a.yaml", node("a"))
 	bad := write(t, dir, "b.yaml", "kind: [\n")
 	write(t, dir, "c.yaml", "kind: Node\n")
-	_, err = Load([]string{dir}, Options{})
+	_, err = Load(context.Background(), []string{dir}, Options{})
 	if err == nil || !strings.HasPrefix(err.Error(), bad+":") {
 		t.Fatalf("error %v, want it to name %s first", err, bad)
 	}
@@ -220,7 +221,7 @@ items:
               operator: Gt
               values: ["x"]
 `)
-	objs, err := Load([]string{f}, Options{})
+	objs, err := Load(context.Background(), []string{f}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -34,14 +35,14 @@ func TestLoadSkipsWhatIsNotKubernetes(t *testing.T) {
 	write(t, dir, "values.yaml", "replicas: 2\n")
 	write(t, dir, "pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n")
 	var skipped []string
-	objs, err := Load([]string{dir}, Options{Skip: func(path, why string) { skipped = append(skipped, path+": "+why) }})
+	objs, err := Load(context.Background(), []string{dir}, Options{Skip: func(path, why string) { skipped = append(skipped, path+": "+why) }})
 	if err != nil || len(objs) != 1 || len(skipped) != 1 || !strings.HasSuffix(skipped[0], "values.yaml: no kind: not a Kubernetes object") {
 		t.Fatalf("objs %d, skipped %v, err %v", len(objs), skipped, err)
 	}
-	if _, err := Load([]string{dir}, Options{Strict: true}); err == nil || !strings.Contains(err.Error(), "values.yaml:1: document has no kind") {
+	if _, err := Load(context.Background(), []string{dir}, Options{Strict: true}); err == nil || !strings.Contains(err.Error(), "values.yaml:1: document has no kind") {
 		t.Errorf("strict: %v", err)
 	}
-	if _, err := Load([]string{"-"}, Options{Stdin: strings.NewReader("replicas: 2\n")}); err == nil {
+	if _, err := Load(context.Background(), []string{"-"}, Options{Stdin: strings.NewReader("replicas: 2\n")}); err == nil {
 		t.Error("stdin without a Kubernetes object was skipped")
 	}
 }

@@ -39,6 +39,8 @@ type Source struct {
 	// kustomize marks a folder whose kustomization is built, not walked;
 	// chart one whose Helm chart is rendered.
 	kustomize, chart bool
+	// given marks a file the user named, not one a walk found.
+	given bool
 }
 
 // Ref returns the object's reference.

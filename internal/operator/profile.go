@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/drvcheck/drvcheck/internal/object"
+	"github.com/drvcheck/drvcheck/internal/repofs"
 )
 
 // Modes: which of the operator's code paths gives the nodes their driver.
@@ -40,6 +41,8 @@ type Flags struct {
 	DriverRepository string // --driver-repository, repository/image
 	OperatorVersion  string // --operator-version
 	Values           string // --operator-values FILE
+	// FS reads Values (internal/repofs); nil reads it as named.
+	FS *repofs.FS
 }
 
 // DefaultRepository is --driver-repository's default, the chart's.
@@ -60,7 +63,7 @@ type Objects struct {
 func Build(f Flags, objs Objects) (*Profile, error) {
 	p, err := fromObjects(objs)
 	if err == nil && p == nil && f.Values != "" {
-		p, err = fromValues(f.Values)
+		p, err = fromValues(f.FS, f.Values)
 	}
 	if err == nil && p == nil && (f.DriverVersion != "" || f.Precompiled || f.DriverRepository != "") {
 		p = fromFlags()

@@ -2,12 +2,11 @@ package operator
 
 import (
 	"fmt"
-	"os"
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/drvcheck/drvcheck/internal/fileerr"
 	"github.com/drvcheck/drvcheck/internal/object"
+	"github.com/drvcheck/drvcheck/internal/repofs"
 )
 
 // values are the gpu-operator chart's values drvcheck reads.
@@ -36,10 +35,10 @@ const (
 // fromValues maps a values file as the chart's templates do: driver.* to
 // the ClusterPolicy's spec.driver, or, with nvidiaDriverCRD.enabled, to
 // the NVIDIADriver named default the chart deploys.
-func fromValues(path string) (*Profile, error) {
-	data, err := os.ReadFile(path)
+func fromValues(fsys *repofs.FS, path string) (*Profile, error) {
+	data, err := fsys.ReadGiven(path)
 	if err != nil {
-		return nil, fmt.Errorf("--operator-values %s: %w", path, fileerr.Reason(err))
+		return nil, fmt.Errorf("--operator-values %w", err)
 	}
 	var v values
 	if err := yaml.Unmarshal(data, &v); err != nil {

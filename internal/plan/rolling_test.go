@@ -95,7 +95,7 @@ func fleetUpgradingDocs(t *testing.T, nodes []string, docs []string, rows ...str
 		}
 		cfg.Matrix = []string{matrix}
 	}
-	inv, err := runner.Files(cfg)(false)
+	inv, err := runner.Files(context.Background(), cfg)(false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func fleetUpgradingDocs(t *testing.T, nodes []string, docs []string, rows ...str
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := runner.Run(context.Background(), cfg, runner.Files(cfg))
+	res, err := runner.Run(context.Background(), cfg, runner.Files(context.Background(), cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

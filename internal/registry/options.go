@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
+
+	"github.com/drvcheck/drvcheck/internal/repofs"
 )
 
 // Defaults of the command-line flags.
@@ -30,6 +32,8 @@ type Options struct {
 	// CAFiles are PEM files of extra certificate authorities, trusted on top
 	// of the system's (--registry-ca).
 	CAFiles []string
+	// FS reads CAFiles (internal/repofs); nil reads them as named.
+	FS *repofs.FS
 	// Insecure names the registries that may be reached over plain HTTP
 	// (--insecure-registry): "host" for any port, or "host:port". Loopback
 	// hosts may always fall back to plain HTTP, as go-containerregistry does.

@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
-	"github.com/drvcheck/drvcheck/internal/fileerr"
+	"github.com/drvcheck/drvcheck/internal/repofs"
 )
 
 // newTransport builds the HTTP stack every listing goes through, innermost
@@ -19,7 +18,7 @@ import (
 // hosts not allowed it, and the per-request timeout with retries.
 // go-containerregistry adds authentication on top.
 func newTransport(o Options) (http.RoundTripper, error) {
-	pool, err := certPool(o.CAFiles)
+	pool, err := certPool(o.FS, o.CAFiles)
 	if err != nil {
 		return nil, err
 	}
@@ -30,15 +29,15 @@ func newTransport(o Options) (http.RoundTripper, error) {
 }
 
 // certPool is the system's pool plus the certificates of files.
-func certPool(files []string) (*x509.CertPool, error) {
+func certPool(fsys *repofs.FS, files []string) (*x509.CertPool, error) {
 	pool, err := x509.SystemCertPool()
 	if err != nil {
 		pool = x509.NewCertPool()
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := fsys.ReadGiven(f)
 		if err != nil {
-			return nil, fmt.Errorf("--registry-ca %s: %w", f, fileerr.Reason(err))
+			return nil, fmt.Errorf("--registry-ca %w", err)
 		}
 		if !pool.AppendCertsFromPEM(data) {
 			return nil, fmt.Errorf("--registry-ca %s: no PEM certificate in it", f)

@@ -5,14 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/drvcheck/drvcheck/internal/load"
+	"github.com/drvcheck/drvcheck/internal/repofs"
 )
 
 // RepoRoot returns the root of the git repository that holds dir (the
 // nearest folder upward with a .git entry, a folder or a worktree's file),
 // or dir itself outside a repository. It reads no git metadata, so it works
 // without git installed and inside a container.
-func RepoRoot(dir string) string { return load.RepoRoot(dir) }
+func RepoRoot(dir string) string { return repofs.RepoRoot(dir) }
 
 // relPath returns file relative to the repository root, with forward
 // slashes, and whether it is inside the root. Standard input ("-") and

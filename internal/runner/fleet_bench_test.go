@@ -18,6 +18,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/config"
 	"github.com/drvcheck/drvcheck/internal/fleetgen"
+	"github.com/drvcheck/drvcheck/internal/sandbox"
 )
 
 var (
@@ -42,6 +43,7 @@ func fleet(tb testing.TB) (dir, matrix string) {
 }
 
 func TestMain(m *testing.M) {
+	sandbox.Serve() // the test binary is the sandbox's child, as drvcheck is
 	code := m.Run()
 	if fleetDir != "" {
 		os.RemoveAll(fleetDir)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -22,19 +23,20 @@ type Reader func(keepRaw bool) (*inventory.Inventory, error)
 // Files reads the manifests under cfg.Paths. Files that hold no
 // Kubernetes object are skipped, unless --strict, and listed in the
 // inventory (SkippedFiles).
-func Files(cfg Config) Reader {
+func Files(ctx context.Context, cfg Config) Reader {
 	return func(keepRaw bool) (*inventory.Inventory, error) {
 		var mu sync.Mutex
 		var skipped []inventory.SkippedFile
-		opt := load.Options{Ignore: cfg.Ignore, Stdin: cfg.Stdin, Note: cfg.Warn,
+		opt := load.Options{Ignore: cfg.Ignore, Stdin: cfg.Stdin, Note: cfg.Warn, FS: cfg.FS,
 			MaxFile: int64(cfg.MaxFileSize), MaxTotal: int64(cfg.MaxInputSize), Strict: cfg.Strict, NoRender: cfg.NoRender,
+			RenderTimeout: time.Duration(cfg.RenderTimeout),
 			Helm: load.HelmValues{Files: cfg.HelmValues, Set: cfg.HelmSet},
 			Skip: func(path, why string) {
 				mu.Lock()
 				defer mu.Unlock()
 				skipped = append(skipped, inventory.SkippedFile{Path: path, Reason: why})
 			}}
-		inv, err := inventory.Read(cfg.Paths, opt, keepRaw)
+		inv, err := inventory.Read(ctx, cfg.Paths, opt, keepRaw)
 		if err != nil {
 			return nil, err
 		}
@@ -61,7 +63,7 @@ func Live(ctx context.Context, cl cluster.Options, kinds ...cluster.Kind) Reader
 // would do to today's nodes (check --nodes-from-cluster).
 func FilesWithLiveNodes(ctx context.Context, cfg Config, cl cluster.Options) Reader {
 	return func(keepRaw bool) (*inventory.Inventory, error) {
-		inv, err := Files(cfg)(keepRaw)
+		inv, err := Files(ctx, cfg)(keepRaw)
 		if err != nil {
 			return nil, err
 		}
@@ -79,15 +81,15 @@ func FilesWithLiveNodes(ctx context.Context, cfg Config, cl cluster.Options) Rea
 // manifests: check --nodes, the pull request check that cannot reach the
 // cluster. nodePaths may hold Nodes only, so that no workload is read
 // twice or dropped unseen.
-func FilesWithNodes(cfg Config, nodePaths []string) Reader {
+func FilesWithNodes(ctx context.Context, cfg Config, nodePaths []string) Reader {
 	return func(keepRaw bool) (*inventory.Inventory, error) {
-		inv, err := Files(cfg)(keepRaw)
+		inv, err := Files(ctx, cfg)(keepRaw)
 		if err != nil {
 			return nil, err
 		}
 		nodeCfg := cfg
 		nodeCfg.Paths = nodePaths
-		nodes, err := Files(nodeCfg)(keepRaw)
+		nodes, err := Files(ctx, nodeCfg)(keepRaw)
 		if err != nil {
 			return nil, err
 		}

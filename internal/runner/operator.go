@@ -12,7 +12,7 @@ import (
 func (cfg Config) operatorFlags() operator.Flags {
 	o := cfg.Operator
 	return operator.Flags{DriverVersion: o.DriverVersion, Precompiled: o.Precompiled,
-		DriverRepository: o.DriverRepository, OperatorVersion: o.OperatorVersion, Values: o.OperatorValues}
+		DriverRepository: o.DriverRepository, OperatorVersion: o.OperatorVersion, Values: o.OperatorValues, FS: cfg.FS}
 }
 
 // operatorObjects are the operator's objects among those read, and the

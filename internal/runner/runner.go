@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
@@ -16,6 +17,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
 	"github.com/drvcheck/drvcheck/internal/registry"
+	"github.com/drvcheck/drvcheck/internal/repofs"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -39,6 +41,10 @@ type Config struct {
 	Exceptions []config.Exception
 	ConfigFile string
 	Today      time.Time
+	// FS opens every file of the run (internal/repofs): manifests, charts,
+	// values, matrices, policies. Nil: one per reader, made of the paths'
+	// repositories.
+	FS *repofs.FS
 	// Upgrade, when set, relabels nodes as if they ran a new driver before
 	// the rules run, so that findings speak of the image each will need
 	// (plan).
@@ -53,16 +59,16 @@ type Upgrade struct {
 
 // PolicyOptions are the rules' options cfg names.
 func (cfg Config) PolicyOptions() policy.Options {
-	return policy.Options{Policies: cfg.Policy, Data: cfg.Data, AllowNet: cfg.AllowNet, Timeout: time.Duration(cfg.Deadline)}
+	return policy.Options{Policies: cfg.Policy, Data: cfg.Data, AllowNet: cfg.AllowNet, Timeout: time.Duration(cfg.Deadline), FS: cfg.FS}
 }
 
 // Sources are the sources of existing tags cfg names.
 func (cfg Config) Sources() catalog.Sources {
 	r, opt := cfg.Registry, cfg.RegistryOptions
-	opt.CAFiles, opt.Insecure, opt.Offline = r.CA, r.Insecure, r.Offline
+	opt.CAFiles, opt.Insecure, opt.Offline, opt.FS = r.CA, r.Insecure, r.Offline, cfg.FS
 	opt.Timeout, opt.CacheDir, opt.CacheTTL = time.Duration(r.Timeout), r.CacheDir, time.Duration(r.CacheTTL)
 	opt.Warn = cfg.Warn
-	return catalog.Sources{Matrix: r.Matrix, Registry: r.Registry, RegistryOptions: opt}
+	return catalog.Sources{Matrix: r.Matrix, Registry: r.Registry, RegistryOptions: opt, FS: cfg.FS}
 }
 
 // Result is the outcome of a run.
@@ -91,13 +97,23 @@ type Result struct {
 func Run(ctx context.Context, cfg Config, read Reader) (*Result, error) {
 	r, err := open(ctx, cfg, read)
 	if err != nil {
-		return nil, err
+		return nil, overrun(ctx, err)
 	}
 	res, err := evaluate(ctx, r, cfg.CUDACompat)
 	if err != nil {
-		return nil, err
+		return nil, overrun(ctx, err)
 	}
 	return res, except(res, cfg)
+}
+
+// overrun is err, or when the run's context has ended, why it ended (the
+// command's --timeout says it), unless err says so already (a render names
+// its chart): a library's "context deadline exceeded" names no limit.
+func overrun(ctx context.Context, err error) error {
+	if ctx.Err() == nil || strings.Contains(err.Error(), "--timeout") {
+		return err
+	}
+	return context.Cause(ctx)
 }
 
 // neededTags are the tags the GPU nodes need.
@@ -166,7 +182,7 @@ func RunUpgrade(ctx context.Context, cfg Config, read Reader) (*Result, *drain.M
 }
 
 // Check runs every rule over the objects of cfg.
-func Check(ctx context.Context, cfg Config) (*Result, error) { return Run(ctx, cfg, Files(cfg)) }
+func Check(ctx context.Context, cfg Config) (*Result, error) { return Run(ctx, cfg, Files(ctx, cfg)) }
 
 // Document builds the input document a run would evaluate, for users who
 // write rules against it (drvcheck input).

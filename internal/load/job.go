@@ -1,0 +1,66 @@
+package load
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/drvcheck/drvcheck/internal/repofs"
+	"github.com/drvcheck/drvcheck/internal/sandbox"
+)
+
+// envelope is a render job as the sandbox's child receives it: the run's
+// roots and what is left of its limits, so that the child reads through
+// the same opener, and the job itself.
+type envelope struct {
+	Roots  []string        `json:"roots"`
+	Limits repofs.Limits   `json:"limits"`
+	Job    json.RawMessage `json:"job"`
+}
+
+// runJob runs the sandbox job called name on job and decodes its answer;
+// where names the chart or kustomization in errors.
+func runJob(ctx context.Context, where, name string, job, answer any, opt Options) error {
+	raw, err := json.Marshal(job)
+	if err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	lim := opt.FS.Limits()
+	lim.Total = max(lim.Total-opt.FS.Used(), 1)
+	req, err := json.Marshal(envelope{Roots: opt.FS.Roots(), Limits: lim, Job: raw})
+	if err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	out, err := sandbox.Run(ctx, where, name, req, sandbox.Limits{Timeout: opt.RenderTimeout, Answer: lim.File})
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(out, answer); err != nil {
+		return fmt.Errorf("%s: the sandbox's answer: %w", where, err)
+	}
+	return nil
+}
+
+// jobFunc makes f a sandbox job: the request decoded, an opener made of
+// its roots and limits, the answer encoded.
+func jobFunc[J, A any](f func(*J, *repofs.FS) (*A, error)) sandbox.Func {
+	return func(req []byte) ([]byte, error) {
+		var env envelope
+		if err := json.Unmarshal(req, &env); err != nil {
+			return nil, err
+		}
+		fsys, err := repofs.New(env.Roots, env.Limits)
+		if err != nil {
+			return nil, err
+		}
+		var job J
+		if err := json.Unmarshal(env.Job, &job); err != nil {
+			return nil, err
+		}
+		answer, err := f(&job, fsys)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(answer)
+	}
+}

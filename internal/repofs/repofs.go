@@ -1,0 +1,349 @@
+// Package repofs is the one way drvcheck opens what a repository holds:
+// manifests, charts and their files, values, kustomize patches and
+// generator files, GitOps targets, matrices, policies and the config's
+// paths. A pull request decides what those files are, symbolic links
+// included, so every path is resolved and must stay inside one of the
+// run's roots (the repositories its paths are in), only regular files are
+// read, and every byte counts against the run's limits. Paths the user
+// named on the command line outside every repository are the user's own
+// and are read as named (FS.ReadGiven).
+package repofs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/drvcheck/drvcheck/internal/fileerr"
+)
+
+// The default bounds of what a run reads: far above the target fleet
+// (5,000 nodes, 20,000 workloads and 5,000 budgets are about 30 MB of
+// manifests, and a kubectl dump of the same a few times that), far below
+// what would take the machine down.
+const (
+	DefaultMaxFile  = 256 << 20
+	DefaultMaxTotal = 1 << 30
+)
+
+// Limits bound what a run reads: one input (a file, stdin, one chart's
+// rendering) and all of them together. Zero takes the default.
+type Limits struct {
+	File, Total int64
+}
+
+// FS opens files for one run. It is safe for concurrent use; its byte
+// count is shared by every reader of the run.
+type FS struct {
+	roots []root
+	lim   Limits
+	used  *atomic.Int64
+}
+
+// root is a folder files may be read from, as named and resolved.
+type root struct{ abs, real string }
+
+// ErrOutside is the error of a path that leads out of every root.
+var ErrOutside = errors.New("outside the repository")
+
+// New returns an FS whose roots are the folders roots (each resolved
+// once; one that does not exist is left out), bounded by lim.
+func New(roots []string, lim Limits) (*FS, error) {
+	if lim.File <= 0 {
+		lim.File = DefaultMaxFile
+	}
+	if lim.Total <= 0 {
+		lim.Total = DefaultMaxTotal
+	}
+	f := &FS{lim: lim, used: &atomic.Int64{}}
+	for _, r := range roots {
+		abs, err := filepath.Abs(r)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r, err)
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			continue // a path that does not exist: its reader names it
+		}
+		f.roots = append(f.roots, root{abs: abs, real: real})
+	}
+	return f, nil
+}
+
+// Roots are the resolved roots, for a child process that reads the same
+// files (internal/sandbox).
+func (f *FS) Roots() []string {
+	out := make([]string, len(f.roots))
+	for i, r := range f.roots {
+		out[i] = r.real
+	}
+	return out
+}
+
+// Limits are f's bounds.
+func (f *FS) Limits() Limits { return f.lim }
+
+// Used is how many bytes the run has read so far.
+func (f *FS) Used() int64 { return f.used.Load() }
+
+// Resolve returns the path name leads to, every symbolic link followed,
+// or an error when that path is outside every root.
+func (f *FS) Resolve(name string) (string, error) {
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, fileerr.Reason(err))
+	}
+	for _, r := range f.roots {
+		if Within(real, r.real) {
+			return real, nil
+		}
+	}
+	if real != abs {
+		return "", fmt.Errorf("%s: not read: a symbolic link %w (to %s)", name, ErrOutside, real)
+	}
+	return "", fmt.Errorf("%s: not read: %w", name, ErrOutside)
+}
+
+// Inside says whether name, as written (no link followed), is in a root:
+// whether the repository decides what it holds.
+func (f *FS) Inside(name string) bool {
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return false
+	}
+	for _, r := range f.roots {
+		if Within(abs, r.abs) || Within(abs, r.real) {
+			return true
+		}
+	}
+	return false
+}
+
+// Stat describes the file or folder name leads to, inside the roots.
+func (f *FS) Stat(name string) (fs.FileInfo, error) {
+	real, err := f.Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	info, err := os.Stat(real)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, fileerr.Reason(err))
+	}
+	return info, nil
+}
+
+// IsDir says whether name leads to a folder inside the roots.
+func (f *FS) IsDir(name string) bool {
+	info, err := f.Stat(name)
+	return err == nil && info.IsDir()
+}
+
+// IsFile says whether name leads to a regular file inside the roots.
+func (f *FS) IsFile(name string) bool {
+	info, err := f.Stat(name)
+	return err == nil && info.Mode().IsRegular()
+}
+
+// ReadDir lists the folder name leads to, inside the roots.
+func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
+	real, err := f.Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	list, err := os.ReadDir(real)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, fileerr.Reason(err))
+	}
+	return list, nil
+}
+
+// ReadFile reads the regular file name leads to, inside the roots, within
+// the limits. What a repository names (a chart's file, a values file of an
+// Argo CD Application, a kustomize patch) is read through it.
+func (f *FS) ReadFile(name string) ([]byte, error) {
+	real, err := f.Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	// O_NONBLOCK: a named pipe swapped in after Resolve must not hang the
+	// open; O_NOFOLLOW: nor may a link swapped in for the file.
+	file, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, fileerr.Reason(err))
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, fileerr.Reason(err))
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not read: not a regular file (%s)", name, KindOf(info.Mode()))
+	}
+	return f.Read(name, file)
+}
+
+// ReadGiven reads a file the user named on the command line (a flag's
+// path): inside a root, as ReadFile does, since the repository decides
+// what it is; elsewhere as named, whatever it is (a process substitution
+// is a pipe), within the limits.
+func (f *FS) ReadGiven(name string) ([]byte, error) {
+	f = f.orDefault()
+	if f.Inside(name) {
+		return f.ReadFile(name)
+	}
+	file, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, fileerr.Reason(err))
+	}
+	defer file.Close()
+	return f.Read(name, file)
+}
+
+// orDefault is f, or for a nil f one without roots and with the default
+// limits: what a caller that confines nothing (a test, a live scan's
+// flags) reads given paths with.
+func (f *FS) orDefault() *FS {
+	if f != nil {
+		return f
+	}
+	d, _ := New(nil, Limits{})
+	return d
+}
+
+// Read reads r, the input called name, within the limits: an endless
+// stream fails naming it rather than growing without end. Bytes are
+// counted as they arrive, so readers at once overshoot the total by one
+// read each at most.
+func (f *FS) Read(name string, r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(&counted{r: io.LimitReader(r, f.lim.File+1), f: f, name: name})
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > f.lim.File {
+		return nil, f.TooLarge(name)
+	}
+	return data, nil
+}
+
+// Count adds n bytes that name produced without a file (a chart's
+// rendering) to the run's total.
+func (f *FS) Count(name string, n int64) error {
+	if n > f.lim.File {
+		return f.TooLarge(name)
+	}
+	if f.used.Add(n) > f.lim.Total {
+		return f.overTotal(name)
+	}
+	return nil
+}
+
+// TooLarge is the error of an input larger than one may be.
+func (f *FS) TooLarge(name string) error {
+	return fmt.Errorf("%s: larger than %s, the most one input may be (--max-file-size)", name, Size(f.lim.File))
+}
+
+func (f *FS) overTotal(name string) error {
+	return fmt.Errorf("%s: the inputs are larger than %s, the most a run reads (--max-input-size)", name, Size(f.lim.Total))
+}
+
+// counted adds what it reads to the run's total and fails past it.
+type counted struct {
+	r    io.Reader
+	f    *FS
+	name string
+}
+
+func (c *counted) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if c.f.used.Add(int64(n)) > c.f.lim.Total {
+		return n, c.f.overTotal(c.name)
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return n, fmt.Errorf("%s: %w", c.name, fileerr.Reason(err))
+	}
+	return n, err
+}
+
+// Within says whether path is dir or below it; both are clean and
+// absolute.
+func Within(path, dir string) bool {
+	if path == dir {
+		return true
+	}
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// KindOf names a file mode's type for messages.
+func KindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return m.Type().String()
+}
+
+// Size writes n bytes as a quantity (256Mi).
+func Size(n int64) string { return resource.NewQuantity(n, resource.BinarySI).String() }
+
+// RepoRoot returns the root of the git repository that holds dir (the
+// nearest folder upward with a .git entry), or dir itself outside one.
+func RepoRoot(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	for d := abs; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return abs
+		}
+		d = parent
+	}
+}
+
+// RootsOf are the roots of a run over paths: the repository each path is
+// in, or, outside a repository, the folder it names or the folder of the
+// file it names. Standard input ("-") has none.
+func RootsOf(paths ...string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range paths {
+		if p == "" || p == "-" {
+			continue
+		}
+		dir := p
+		if info, err := os.Stat(p); err != nil || !info.IsDir() {
+			dir = filepath.Dir(p)
+		}
+		r := RepoRoot(dir)
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
