@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/drvcheck/drvcheck/internal/oneline"
 	"github.com/drvcheck/drvcheck/internal/redact"
 	"github.com/drvcheck/drvcheck/internal/sandbox"
 	"github.com/spf13/pflag"
@@ -139,8 +140,10 @@ func exitCode(e *env, err error) int {
 }
 
 // outLine is how every error and warning leaves drvcheck: on one line,
-// whatever a library put in it, and without the credentials it may quote
-// (a --registry value, a server echoing a header).
+// whatever a library put in it, without the control characters a server's
+// answer may hold (an escape sequence would drive the terminal or the CI
+// log), and without the credentials it may quote (a --registry value, a
+// server echoing a header).
 func outLine(s string) string {
-	return redact.Secrets(strings.Join(strings.Fields(s), " "))
+	return redact.Secrets(oneline.Escape(strings.Join(strings.Fields(s), " ")))
 }

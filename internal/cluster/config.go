@@ -17,6 +17,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
+
+	"github.com/drvcheck/drvcheck/internal/redact"
 )
 
 // Options say which cluster to read and how long one request may take.
@@ -72,15 +74,15 @@ func NewForConfig(cfg *rest.Config) (*Client, error) {
 	cfg = tune(rest.CopyConfig(cfg))
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("cluster %s: %v", Host(cfg), err)
+		return nil, clientError(cfg, err)
 	}
 	cs, err := kubernetes.NewForConfigAndClient(cfg, hc)
 	if err != nil {
-		return nil, fmt.Errorf("cluster %s: %v", Host(cfg), err)
+		return nil, clientError(cfg, err)
 	}
 	dyn, err := dynamic.NewForConfigAndClient(cfg, hc)
 	if err != nil {
-		return nil, fmt.Errorf("cluster %s: %v", Host(cfg), err)
+		return nil, clientError(cfg, err)
 	}
 	return &Client{host: Host(cfg), cs: cs, dyn: dyn, cfg: cfg, http: hc, rest: map[schema.GroupVersion]rest.Interface{}}, nil
 }
@@ -147,9 +149,16 @@ func configError(err error) error {
 func Host(cfg *rest.Config) string {
 	u, err := url.Parse(cfg.Host)
 	if err != nil || u.Host == "" {
-		return cfg.Host
+		return redact.URL(cfg.Host)
 	}
 	u.User = nil
 	u.Path, u.RawPath, u.RawQuery, u.Fragment = "", "", "", ""
 	return u.String()
+}
+
+// clientError is an error of a configuration client-go could not use:
+// the server URL it quotes may hold a password no pattern can find (one
+// with a space or a slash in it), so it is taken out wherever it is.
+func clientError(cfg *rest.Config, err error) error {
+	return errors.New(redact.Scrub(fmt.Sprintf("cluster %s: %v", Host(cfg), err), cfg.Host))
 }

@@ -161,3 +161,84 @@ func TestSizes(t *testing.T) {
 		}
 	}
 }
+
+// A repository's config may not choose where results go, what is
+// trusted or which credentials are used, nor loosen a bound, nor name a
+// file outside its repository; --trust-config lets it.
+func TestARepositoryConfigIsNotTrusted(t *testing.T) {
+	cases := map[string]string{
+		"pushgateway: http://collector.example:9091\n": "pushgateway: only the command line may set it",
+		"report: [json=out.json]\n":                    "report: only the command line may set it",
+		"allow-net: [example.com]\n":                   "allow-net: only the command line may set it",
+		"kubeconfig: kc\n":                             "kubeconfig: only the command line may set it",
+		"registry-ca: [ca.pem]\n":                      "registry-ca: only the command line may set it",
+		"insecure-registry: [r.example]\n":             "insecure-registry: only the command line may set it",
+		"timeout: 0s\n":                                "timeout: a repository's config may tighten this bound, not loosen it (now 2m0s)",
+		"timeout: 1h\n":                                "timeout: a repository's config may tighten",
+		"max-input-size: 8Gi\n":                        "max-input-size: a repository's config may tighten",
+		"helm-values: [../../home/.kube/config]\n":     "helm-values: " + filepath.Join("..", "..", "home", ".kube", "config"),
+		"matrix: [/etc/passwd]\n":                      "matrix: /etc/passwd is outside the repository",
+		"timeout: 30s\nmatrix: [m.csv]\n":              "",
+		"helm-values: [chart=values/prod.yaml]\n":      "",
+	}
+	for content, want := range cases {
+		path := writeConfig(t, content)
+		for _, trusted := range []bool{false, true} {
+			file, err := Load(path, trusted)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, reg, rules, cl, out := Defaults()
+			var rep Reports
+			var op Operator
+			fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+			Bind(fs, &l, &reg, &rules, &cl, &out, &rep, &op)
+			err = file.Apply(fs, &l, &reg, &rules, &cl, &out, &rep, &op)
+			switch {
+			case trusted || want == "":
+				if err != nil {
+					t.Errorf("%q trusted=%v: %v", content, trusted, err)
+				}
+			case err == nil || !strings.Contains(err.Error(), want):
+				t.Errorf("%q: %v, want it to contain %q", content, err, want)
+			}
+		}
+	}
+}
+
+// A key given twice is an error, at any depth, as in manifests: the last
+// one silently winning would hide a change in review.
+func TestDuplicateKeys(t *testing.T) {
+	for _, content := range []string{
+		"matrix: [a.csv]\nmatrix: [b.csv]\n",
+		"exceptions:\n- rule: DRV001\n  rule: DRV002\n  object: Node/a\n  reason: r\n",
+	} {
+		if _, err := Load(writeConfig(t, content), false); err == nil || !strings.Contains(err.Error(), "already set") && !strings.Contains(err.Error(), "duplicate") {
+			t.Errorf("%q: %v", content, err)
+		}
+	}
+}
+
+// The config is read through the opener: a .drvcheck.yaml that links out
+// of its repository is refused, and its target never reaches the error.
+func TestConfigLinkedOutOfTheRepository(t *testing.T) {
+	base := t.TempDir()
+	secret := filepath.Join(base, "home", "token.yaml")
+	repo := filepath.Join(base, "repo")
+	for _, d := range []string{filepath.Dir(secret), filepath.Join(repo, ".git")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(secret, []byte("CANARY: value\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(repo, DefaultFile)); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(repo)
+	_, err := Load("", false)
+	if err == nil || !strings.Contains(err.Error(), "outside the repository") || strings.Contains(err.Error(), "CANARY") {
+		t.Errorf("%v", err)
+	}
+}

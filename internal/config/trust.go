@@ -91,8 +91,9 @@ func (file *File) outside(v reflect.Value, raw json.RawMessage) string {
 	if err != nil {
 		return dir
 	}
-	for _, p := range paths {
+	for _, written := range paths {
 		// CHART=FILE and FORMAT=FILE: the file is the path.
+		p := written
 		if _, after, ok := strings.Cut(p, "="); ok {
 			p = after
 		}
@@ -101,7 +102,7 @@ func (file *File) outside(v reflect.Value, raw json.RawMessage) string {
 		}
 		abs, err := filepath.Abs(p)
 		if err != nil || !repofs.Within(abs, root) {
-			return p
+			return written
 		}
 	}
 	return ""

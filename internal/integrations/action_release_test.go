@@ -150,6 +150,12 @@ func TestActionChecksAgainstSnapshot(t *testing.T) {
 	if outcome != "failure" || bad["exit-code"] != "" || !strings.Contains(r.log.String(), `mode "audit": want check or scan`) {
 		t.Errorf("mode audit: outcome %s\n%s", outcome, r.log.String())
 	}
+	// A sarif-file holding a line break would write a line of its own
+	// into GITHUB_OUTPUT: exit-code=0 over the real one.
+	forged, outcome := r.action(map[string]string{"paths": "testdata/lab", "sarif-file": filepath.Join(t.TempDir(), "x.sarif") + "\nexit-code=0"})
+	if outcome != "failure" || forged["exit-code"] != "" || !strings.Contains(r.log.String(), "must not hold a line break") {
+		t.Errorf("a line break in sarif-file: outcome %s, outputs %v\n%s", outcome, forged, r.log.String())
+	}
 }
 
 // The action on a GitOps repository, unchanged: overlays built, the chart

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/drvcheck/drvcheck/internal/redact"
 )
 
 // Timeout bounds one push: a Pushgateway answers in milliseconds, and a
@@ -24,7 +26,7 @@ const contentType = "text/plain; version=0.0.4; charset=utf-8"
 func GroupURL(base string) (string, error) {
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("--pushgateway %q: want an http or https URL, e.g. http://pushgateway:9091", base)
+		return "", fmt.Errorf("--pushgateway %q: want an http or https URL, e.g. http://pushgateway:9091", redact.URL(base))
 	}
 	if !strings.Contains(u.Path, "/metrics/job/") {
 		u.Path = strings.TrimSuffix(u.Path, "/") + "/metrics/job/drvcheck"

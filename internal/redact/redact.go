@@ -6,7 +6,9 @@
 package redact
 
 import (
+	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -63,4 +65,43 @@ func Secrets(s string) string {
 	s = schemeUser.ReplaceAllString(s, "${1}"+Mask+"@")
 	s = query.ReplaceAllString(s, "${1}"+Mask)
 	return keyValue.ReplaceAllString(s, "${1}${2}"+Mask)
+}
+
+// URL is raw without its credentials, for a message that names it, even
+// when raw does not parse: then the text between "://" and its last "@"
+// may be a password holding a space, a slash or a quote, which Secrets
+// cannot tell from the words around it, and all of it is masked.
+func URL(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		if u.User != nil {
+			u.User = url.User(Mask)
+		}
+		if u.RawQuery != "" {
+			u.RawQuery = Secrets("?" + u.RawQuery)[1:]
+		}
+		return strings.Replace(u.String(), url.QueryEscape(Mask), Mask, 1)
+	}
+	at := strings.LastIndex(raw, "@")
+	if at < 0 {
+		return Secrets(raw)
+	}
+	start := strings.Index(raw, "://")
+	if start < 0 || start > at {
+		start = 0
+	} else {
+		start += len("://")
+	}
+	return raw[:start] + Mask + raw[at:]
+}
+
+// Scrub replaces raw in msg, as written and as %q writes it, by URL(raw):
+// a library's error may quote the URL it could not use.
+func Scrub(msg, raw string) string {
+	if raw == "" {
+		return msg
+	}
+	safe := URL(raw)
+	quoted := strconv.Quote(raw)
+	msg = strings.ReplaceAll(msg, quoted[1:len(quoted)-1], safe)
+	return strings.ReplaceAll(msg, raw, safe)
 }

@@ -31,3 +31,24 @@ func TestSecrets(t *testing.T) {
 		}
 	}
 }
+
+// A URL that does not parse is masked from "://" to its last "@": its
+// password may hold a space, a slash or a quote, which no pattern over
+// free text can tell from the words around it.
+func TestURL(t *testing.T) {
+	for raw, want := range map[string]string{
+		"http://user:s3 cr3t@host/":        "http://[redacted]@host/",
+		"https://admin:s3/cr3t@[::1":       "https://[redacted]@[::1",
+		`http://user:s3cr3t"x@host:bad`:    "http://[redacted]@host:bad",
+		"https://user:pw@host:9091/x?t=ab": "https://[redacted]@host:9091/x?t=[redacted]",
+		"http://pushgateway:9091":          "http://pushgateway:9091",
+	} {
+		if got := URL(raw); got != want {
+			t.Errorf("URL(%q) = %q, want %q", raw, got, want)
+		}
+	}
+	msg := `host must be a URL or a host:port pair: "http://admin:s3\"cr3t@127.0.0.1:bad"`
+	if got := Scrub(msg, `http://admin:s3"cr3t@127.0.0.1:bad`); strings.Contains(got, "cr3t") {
+		t.Errorf("Scrub left the password: %s", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -62,5 +63,68 @@ func TestReplaceFileKeepsTheOldOnFailure(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Dir(path))
 	if err == nil || string(data) != "old\n" || info.Mode().Perm() != 0o644 || len(entries) != 1 {
 		t.Errorf("err %v, content %q, mode %v, %d files", err, data, info.Mode(), len(entries))
+	}
+}
+
+// A report never replaces what is not a regular file: a device is written
+// in place (/dev/full's error is the run's), a descriptor's name is that
+// descriptor, a link to a file inside the working folder replaces that
+// file, and a link out of it is refused.
+func TestReplaceFileByWhatThePathIs(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	write := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	if _, err := os.Stat("/dev/full"); err == nil {
+		err := ReplaceFile("/dev/full", write("report"))
+		info, statErr := os.Stat("/dev/full")
+		if err == nil || !strings.Contains(err.Error(), "no space left") || statErr != nil || info.Mode()&os.ModeCharDevice == 0 {
+			t.Errorf("/dev/full: %v; %v %v", err, info, statErr)
+		}
+	}
+	// A link to /proc/self/fd/N, as /dev/stdout is, writes to descriptor N.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := os.Symlink("/proc/self/fd/"+strconv.Itoa(int(w.Fd())), "out.prom"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReplaceFile("out.prom", write("metric 1\n")); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	got, _ := io.ReadAll(r)
+	if info, err := os.Lstat("out.prom"); string(got) != "metric 1\n" || err != nil || info.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("through the descriptor: %q; the link %v %v", got, info, err)
+	}
+	// A link to a file inside the working folder: the file is replaced,
+	// the link kept.
+	if err := os.WriteFile("real.sarif", []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real.sarif", "link.sarif"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReplaceFile("link.sarif", write("new")); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile("real.sarif"); string(data) != "new" {
+		t.Errorf("real.sarif %q", data)
+	}
+	// A link out of the working folder, as a pull request could commit
+	// drvcheck.sarif -> ~/.bashrc: refused, the target untouched.
+	outside := filepath.Join(t.TempDir(), "bashrc")
+	if err := os.WriteFile(outside, []byte("CANARY"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, "drvcheck.sarif"); err != nil {
+		t.Fatal(err)
+	}
+	err = ReplaceFile("drvcheck.sarif", write("report"))
+	if data, _ := os.ReadFile(outside); err == nil || !strings.Contains(err.Error(), "outside the working folder") || string(data) != "CANARY" {
+		t.Errorf("a link out: %v; target %q", err, data)
 	}
 }
