@@ -60,4 +60,3 @@ func (m *memFile) Read(p []byte) (int, error) {
 	}
 	return m.Reader.Read(p)
 }
-

@@ -30,7 +30,7 @@ func Files(ctx context.Context, cfg Config) Reader {
 		opt := load.Options{Ignore: cfg.Ignore, Stdin: cfg.Stdin, Note: cfg.Warn, FS: cfg.FS,
 			MaxFile: int64(cfg.MaxFileSize), MaxTotal: int64(cfg.MaxInputSize), Strict: cfg.Strict, NoRender: cfg.NoRender,
 			RenderTimeout: time.Duration(cfg.RenderTimeout),
-			Helm: load.HelmValues{Files: cfg.HelmValues, Set: cfg.HelmSet},
+			Helm:          load.HelmValues{Files: cfg.HelmValues, Set: cfg.HelmSet},
 			Skip: func(path, why string) {
 				mu.Lock()
 				defer mu.Unlock()
