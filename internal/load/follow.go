@@ -149,7 +149,10 @@ func argoReleases(o *Object, fsys *repofs.FS) ([]release, []string) {
 			r.name = name
 		}
 		for _, f := range stringList(helm["valueFiles"]) {
-			r.valueDirs = append(r.valueDirs, filepath.Join(dir, f))
+			if !strings.Contains(f, "://") { // a URL is refused as it is written
+				f = filepath.Join(dir, f)
+			}
+			r.valueDirs = append(r.valueDirs, f)
 		}
 		rels = append(rels, r)
 	}

@@ -271,7 +271,7 @@ func valuesFile(f, what string, read func(string) ([]byte, error)) (map[string]a
 	}
 	data, err := read(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s", what, strings.TrimPrefix(err.Error(), f))
+		return nil, fmt.Errorf("%s %w", what, err) // err names f
 	}
 	var m map[string]any
 	if err := yaml.Unmarshal(data, &m); err != nil {

@@ -216,7 +216,7 @@ func checkLocal(fsys *repofs.FS, dir string, seen map[string]bool) error {
 		_, err := fsys.Stat(local)
 		switch {
 		case errors.Is(err, repofs.ErrOutside):
-			return fmt.Errorf("%s: %s is out of the repository; drvcheck builds what the repository holds only", file, ref)
+			return fmt.Errorf("%s: %s is outside the repository; drvcheck builds what the repository holds only", file, ref)
 		case errors.Is(err, fs.ErrNotExist) || err != nil:
 			continue // kustomize names the missing file itself
 		}

@@ -191,6 +191,9 @@ func (f *FS) ReadFile(name string) ([]byte, error) {
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not read: not a regular file (%s)", name, KindOf(info.Mode()))
 	}
+	if info.Size() > f.lim.File {
+		return nil, f.TooLarge(name) // before a byte is read
+	}
 	return f.Read(name, file)
 }
 
