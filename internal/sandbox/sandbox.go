@@ -94,21 +94,29 @@ func serve(name string) int {
 	job := jobs[name]
 	mu.Unlock()
 	w := bufio.NewWriter(os.Stdout)
-	defer w.Flush()
 	if job == nil {
 		fmt.Fprintf(w, "%cno job %q in this binary", answerErr, name)
-		return 0
+		return flush(w)
 	}
 	req, err := io.ReadAll(os.Stdin)
 	if err == nil {
 		var answer []byte
 		if answer, err = job(req); err == nil {
-			w.WriteByte(answerOK)
-			w.Write(answer)
-			return 0
+			_ = w.WriteByte(answerOK)
+			_, _ = w.Write(answer)
+			return flush(w)
 		}
 	}
 	fmt.Fprintf(w, "%c%s", answerErr, err)
+	return flush(w)
+}
+
+// flush sends the answer; one the parent did not take all of is its to
+// name (it reads a bounded answer, and kills the child past it).
+func flush(w *bufio.Writer) int {
+	if w.Flush() != nil {
+		return 1
+	}
 	return 0
 }
 
