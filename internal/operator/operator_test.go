@@ -1,6 +1,8 @@
 package operator
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -274,3 +276,34 @@ func TestChartPolicyRolls(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Values as installers write them: `version: 590` unquoted (Garden
+// Linux's installer, offline install guides, HelmChart valuesContent),
+// `usePrecompiled: "true"` quoted. The chart's templates write version as
+// a quoted string and usePrecompiled as text YAML reads back as a bool,
+// so the operator sees "590" and true; drvcheck must too.
+func TestValuesTypedAsTheChartTypesThem(t *testing.T) {
+	dir := t.TempDir()
+	write := func(content string) string {
+		p := filepath.Join(dir, "values.yaml")
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p, err := Build(Flags{Values: write("driver:\n  usePrecompiled: \"true\"\n  version: 590\n  repository: registry.local/nvidia\n")}, Objects{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := p.Drivers[0]
+	if d.Version != "590" || !d.Precompiled || d.Repository != "registry.local/nvidia" || d.Image != "driver" {
+		t.Errorf("driver %+v; want version \"590\", precompiled, the file's repository", d)
+	}
+	if p, err = Build(Flags{Values: write("driver:\n  version: 535.10\n")}, Objects{}); err != nil || p.Drivers[0].Version != "535.1" {
+		t.Errorf("a float is printed as Helm prints it (535.1): %+v %v", p, err)
+	}
+	_, err = Build(Flags{Values: write("driver:\n  version: [550, 570]\n")}, Objects{})
+	if err == nil || !strings.Contains(err.Error(), "driver.version: want a scalar") {
+		t.Errorf("a list where the version goes: %v", err)
+	}
+}

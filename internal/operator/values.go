@@ -1,7 +1,10 @@
 package operator
 
 import (
+	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 
@@ -40,17 +43,48 @@ func fromValues(fsys *repofs.FS, path string) (*Profile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--operator-values %w", err)
 	}
-	var v values
-	if err := yaml.Unmarshal(data, &v); err != nil {
+	var m map[string]any
+	if err := yaml.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("--operator-values %s: not a values file: %v", path, err)
 	}
+	return fromValueMap(m, object.Ref{Kind: "Values", Name: repoRelative(path)}, "--operator-values "+path)
+}
+
+// repoRelative is path from the root of its repository, as findings name
+// files; a path outside any is kept as given.
+func repoRelative(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	if rel, err := filepath.Rel(repofs.RepoRoot(filepath.Dir(abs)), abs); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
+
+// fromValueMap is the profile the chart's values m make, typed as the
+// chart's templates type them (chartTyped); src names their source in
+// findings, where in errors.
+func fromValueMap(m map[string]any, src object.Ref, where string) (*Profile, error) {
+	if err := chartTyped(m); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	var v values
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, fmt.Errorf("%s: not a values file: %v", where, err)
+	}
 	s := v.Driver.DriverSpec
-	d := Driver{Object: object.Ref{Kind: "Values", Name: path}, Enabled: s.Enabled == nil || *s.Enabled,
+	d := Driver{Object: src, Enabled: s.Enabled == nil || *s.Enabled,
 		Precompiled: isTrue(s.UsePrecompiled), Repository: s.Repository, Image: s.Image, Version: s.Version}
 	if u := s.UpgradePolicy; u != nil && u.PodDeletion == nil {
 		u.PodDeletion = u.GPUPodDeletion // the chart's name, which it maps to podDeletion
 	}
-	d.Upgrade = ChartPolicy(s.UpgradePolicy, "--operator-values "+path+" driver.upgradePolicy")
+	d.Upgrade = ChartPolicy(s.UpgradePolicy, where+" driver.upgradePolicy")
 	if d.Repository == "" {
 		d.Repository = chartRepository
 	}
