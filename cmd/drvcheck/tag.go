@@ -57,6 +57,8 @@ func runTag(ctx context.Context, e *env, args []string) error {
 // its tag moot.
 func tagNotes(e *env, f nodefacts.Facts) error {
 	switch {
+	case f.GPU && !f.Image.Managed && f.Image.OwnerError == "":
+		return fmt.Errorf("tag: node %s: not managed: %s; the GPU Operator deploys no driver image there", f.Name, f.Image.Reason)
 	case f.Image.Digest:
 		return fmt.Errorf("tag: node %s: the operator pulls the digest %s, which has no tag", f.Name, f.Image.Ref)
 	case f.Tag == "" && f.Image.OwnerError != "":
@@ -65,10 +67,7 @@ func tagNotes(e *env, f nodefacts.Facts) error {
 		return fmt.Errorf("tag: node %s: no tag: %s", f.Name, describeProblems(f.Problems))
 	}
 	if !f.GPU {
-		fmt.Fprintf(e.stderr, "drvcheck: note: node %s does not carry %s=true\n", f.Name, nodefacts.GPUPresent)
-	}
-	if !f.Image.Managed {
-		fmt.Fprintf(e.stderr, "drvcheck: note: the GPU Operator deploys no driver on node %s: %s\n", f.Name, f.Image.Reason)
+		fmt.Fprintf(e.stderr, "drvcheck: note: node %s is no GPU node (neither %s=true nor an NFD PCI label of an NVIDIA device); the driver flags do not apply to it\n", f.Name, nodefacts.GPUPresent)
 	}
 	return nil
 }

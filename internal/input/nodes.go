@@ -17,6 +17,7 @@ func nodeEntries(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Ca
 			"name":           f.Name,
 			"object":         ref("Node", "", f.Name),
 			"gpu":            f.GPU,
+			"gpu_by":         f.GPUBy,
 			"branch":         f.Branch,
 			"driver_version": f.DriverVersion,
 			"kernel":         f.Kernel,

@@ -49,7 +49,10 @@ type workloadFacts struct {
 // fleetKeys are the labels every class is split on, besides those the
 // workloads read: the GPU facts DRV012 reads from a class representative.
 func fleetKeys() sched.Keys {
-	k := sched.Keys{Labels: map[string]bool{nodefacts.GPUPresent: true}}
+	k := sched.Keys{Labels: map[string]bool{}}
+	for _, key := range nodefacts.GPULabels() {
+		k.Labels[key] = true
+	}
 	for _, key := range nodefacts.DriverKeys() {
 		k.Labels[key] = true
 	}

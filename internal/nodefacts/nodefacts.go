@@ -43,8 +43,10 @@ type Problem struct {
 
 // Facts are what drvcheck knows about one node.
 type Facts struct {
-	Name          string
-	GPU           bool
+	Name string
+	GPU  bool
+	// GPUBy is the label that makes the node a GPU node (GPUBy).
+	GPUBy         string
 	Branch        string // driver branch, e.g. "550"
 	BranchNumber  int    // Branch as a number; 0 when unknown or malformed
 	DriverVersion string // e.g. "550.90.07"; empty when unknown
@@ -102,7 +104,7 @@ func Of(node *corev1.Node) Facts {
 	l := node.Labels
 	f := Facts{
 		Name:          node.Name,
-		GPU:           l[GPUPresent] == "true",
+		GPUBy:         GPUBy(l),
 		UpgradeState:  l[UpgradeState],
 		Unschedulable: node.Spec.Unschedulable,
 		Ready:         Ready(node),
@@ -117,7 +119,11 @@ func Of(node *corev1.Node) Facts {
 	if f.OSID != "" && f.OSVersion != "" {
 		f.OSTag = f.OSID + f.OSVersion
 	}
+	f.GPU = f.GPUBy != ""
 	f.Image = Image{Version: f.Branch, Precompiled: true, OSTag: f.OSTag, Managed: true}
+	if why := Unmanaged(l); why != "" {
+		f.Image.Managed, f.Image.Reason = false, why
+	}
 	if len(f.Problems) == 0 {
 		f.Tag = TagFor(f.Branch, f.Kernel, f.OSTag)
 		if !ValidTag(f.Tag) {

@@ -11,8 +11,8 @@ import (
 // Labels the operator reads to decide whether a node gets a driver
 // (state_manager.go; k8s-driver-manager).
 const (
-	DeployDriver   = "nvidia.com/gpu.deploy.driver"
-	WorkloadConfig = "nvidia.com/gpu.workload.config"
+	DeployDriver   = nodefacts.DeployDriver
+	WorkloadConfig = nodefacts.WorkloadConfig
 )
 
 // Apply gives every GPU node of facts the image the operator would pull
@@ -105,14 +105,11 @@ func (p *Profile) relevant(ps []nodefacts.Problem, d *Driver) []nodefacts.Proble
 // labels l: not when the driver is off, nor on a node whose deploy label
 // says pre-installed or false, nor on a node for VMs.
 func managed(d *Driver, l map[string]string) (bool, string) {
-	switch v, ok := l[DeployDriver]; {
-	case !d.Enabled:
+	if !d.Enabled {
 		return false, "driver.enabled is false in " + d.Owner()
-	case ok && v != "true":
-		return false, DeployDriver + "=" + v
 	}
-	if w := l[WorkloadConfig]; w == "vm-passthrough" || w == "vm-vgpu" {
-		return false, WorkloadConfig + "=" + w
+	if why := nodefacts.Unmanaged(l); why != "" {
+		return false, why
 	}
 	return true, ""
 }

@@ -68,7 +68,7 @@ func ForNode(m *drain.Model, after After, node string, opt Options) (*Plan, erro
 	}
 	now := nodefacts.Of(n)
 	if !now.GPU {
-		return nil, fmt.Errorf("node %s is not a GPU node (it lacks %s=true)", node, nodefacts.GPUPresent)
+		return nil, fmt.Errorf("node %s is not a GPU node (it carries neither %s=true nor an NFD PCI label of an NVIDIA device)", node, nodefacts.GPUPresent)
 	}
 	p := &Plan{Node: node, From: now.DriverVersion, To: opt.Driver}
 	image := imageStep(node, after)

@@ -347,7 +347,7 @@ func orAll(s string) string {
 func sortedGPUNodes(m *drain.Model) []*corev1.Node {
 	var out []*corev1.Node
 	for _, n := range m.Nodes {
-		if n.Labels[nodefacts.GPUPresent] == "true" {
+		if nodefacts.GPUBy(n.Labels) != "" {
 			out = append(out, n)
 		}
 	}

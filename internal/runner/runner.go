@@ -260,7 +260,7 @@ func (u *Upgrade) apply(inv *inventory.Inventory) *inventory.Inventory {
 	c := *inv
 	c.Nodes = slices.Clone(inv.Nodes)
 	for i, n := range c.Nodes {
-		if n.Labels[nodefacts.GPUPresent] == "true" && (len(u.Nodes) == 0 || slices.Contains(u.Nodes, n.Name)) {
+		if nodefacts.GPUBy(n.Labels) != "" && (len(u.Nodes) == 0 || slices.Contains(u.Nodes, n.Name)) {
 			c.Nodes[i] = nodefacts.Upgraded(n, u.Driver)
 		}
 	}

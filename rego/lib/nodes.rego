@@ -1,14 +1,17 @@
 # Node helpers shared by the built-in rules, and available to custom rules.
 package drvcheck.lib
 
-# gpu_nodes are the nodes that carry nvidia.com/gpu.present=true, in input
+# gpu_nodes are the GPU nodes (nvidia.com/gpu.present=true, or an NFD PCI
+# label of an NVIDIA device: nodes[].gpu_by), in input
 # order. An array, not a set: a set of thousands of node objects is hashed
 # and sorted, which costs more than the rules that read it.
 gpu_nodes := [node | some node in input.nodes; node.gpu]
 
 # managed_gpu_nodes are the GPU nodes the GPU Operator deploys a driver
-# on (nodes[].image.managed; every GPU node without an operator profile,
-# or when the field is absent, as in hand-written test inputs).
+# on (nodes[].image.managed: not where nvidia.com/gpu.deploy.driver is
+# pre-installed or false, or the node is for VMs, with or without an
+# operator profile; every GPU node when the field is absent, as in
+# hand-written test inputs).
 managed_gpu_nodes := [node | some node in gpu_nodes; object.get(node, ["image", "managed"], true)]
 
 # upgrade_state[name] is the entry of the GPU Operator's upgrade state
