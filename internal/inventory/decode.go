@@ -61,7 +61,9 @@ func FromDecoded(objs []*load.Object, keepRaw bool) (*Inventory, error) {
 			}
 			continue
 		}
-		if prev := inv.Origin(o.Ref()); prev != nil {
+		// Objects named by one generateName are as many objects, each
+		// given its own name on creation: the first is where they point.
+		if prev := inv.Origin(o.Ref()); prev != nil && !o.Generated() {
 			return nil, fmt.Errorf("%s: defined twice, also at %s:%d", o.Where(), prev.Source.Name, prev.Line)
 		}
 		inv.keep(o, o.Decoded)

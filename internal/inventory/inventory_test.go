@@ -121,3 +121,17 @@ func TestTypeErrorsNameTheField(t *testing.T) {
 		}
 	}
 }
+
+// An object with only metadata.generateName (valid with kubectl create,
+// common in tutorials' Jobs) is checked, named by its prefix and "*"; two
+// of them with one prefix are two objects, not one defined twice.
+func TestGenerateName(t *testing.T) {
+	job := "apiVersion: batch/v1\nkind: Job\nmetadata: {generateName: cuda-vectoradd-}\nspec:\n  template:\n    spec: {restartPolicy: Never, containers: [{name: c, image: i}]}\n"
+	inv, err := Parse("jobs.yaml", []byte(job+"---\n"+job), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inv.Jobs) != 2 || inv.Jobs[0].Name != "cuda-vectoradd-*" {
+		t.Fatalf("jobs %d, name %q", len(inv.Jobs), inv.Jobs[0].Name)
+	}
+}

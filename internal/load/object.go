@@ -2,6 +2,7 @@ package load
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/drvcheck/drvcheck/internal/object"
 )
@@ -42,6 +43,13 @@ type Source struct {
 	// given marks a file the user named, not one a walk found.
 	given bool
 }
+
+// GeneratedSuffix ends the name of an object that has only
+// metadata.generateName: `cuda-vectoradd-*`.
+const GeneratedSuffix = "*"
+
+// Generated says whether o is named by its generateName.
+func (o *Object) Generated() bool { return strings.HasSuffix(o.Name, GeneratedSuffix) }
 
 // Ref returns the object's reference.
 func (o *Object) Ref() object.Ref {

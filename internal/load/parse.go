@@ -140,7 +140,13 @@ func newObject(m map[string]any, kind, apiVersion string, line int) (*Object, er
 	if err := stringField(meta, &o.Namespace, line, "metadata.namespace"); err != nil {
 		return nil, err
 	}
-	if o.Kind != "List" && !strings.HasSuffix(o.Kind, "List") && o.Name == "" && meta["generateName"] == nil {
+	if gen, ok := meta["generateName"].(string); ok && o.Name == "" && gen != "" {
+		// kubectl create makes the name; until then the object is named
+		// by its prefix, wherever a name is printed (Generated).
+		o.Name = gen + GeneratedSuffix
+		meta["name"] = o.Name
+	}
+	if o.Kind != "List" && !strings.HasSuffix(o.Kind, "List") && o.Name == "" {
 		return nil, fmt.Errorf("%d: %s has no metadata.name", line, o.Kind)
 	}
 	return o, nil
