@@ -177,3 +177,25 @@ func TestOperatorLive(t *testing.T) {
 		t.Errorf("DRV004: %+v", f[0])
 	}
 }
+
+// Air-gapped CI: with an operator profile and a --matrix, the matrix is
+// the source of existing tags, and no registry is asked: --offline
+// without any cache answers, and the profile's nvcr.io is never listed.
+func TestOperatorProfileWithMatrixAsksNoRegistry(t *testing.T) {
+	matrix := filepath.Join(t.TempDir(), "precompiled.csv")
+	writeAt(t, matrix, "driver_branch,kernel,os_tag\n550,5.15.0-119-generic,ubuntu22.04\n")
+	args := []string{opFile("nodes.yaml"), opFile("clusterpolicy.yaml"), "--precompiled", "--driver-version", "550",
+		"--matrix", matrix, "--offline", "--cache-dir", t.TempDir()}
+	r := drv(t, append([]string{"audit"}, args...)...)
+	if r.code == exitError || strings.Contains(r.stderr, "nvcr.io") {
+		t.Errorf("audit: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	// The image is nvcr.io's (the operator pulls it); the source looked
+	// in is the matrix alone.
+	rep := drvJSON(t, append([]string{"check"}, args...)...)
+	for _, f := range rep.byRule("DRV001") {
+		if !strings.HasSuffix(f.Message, " in "+matrix) {
+			t.Errorf("%s: %s; want the matrix as the only source", f.Rule, f.Message)
+		}
+	}
+}

@@ -50,7 +50,7 @@ func runTag(ctx context.Context, e *env, args []string) error {
 	if !*check {
 		return render.Tag(e.stdout, out)
 	}
-	return checkTag(ctx, e, cfg.WithProfile(profile), f.Tag)
+	return checkTag(ctx, e, cfg.WithProfile(profile, f), f.Tag)
 }
 
 // tagNotes refuses a node without a tag and notes on stderr what makes

@@ -242,23 +242,6 @@ func fromAll(source string) map[string]string {
 
 func isTrue(b *bool) bool { return b != nil && *b }
 
-// Repositories are the repositories the profile's images come from, where
-// their tags are looked for.
-func (p *Profile) Repositories() []string {
-	var out []string
-	for _, d := range p.Drivers {
-		ref, _, err := d.Ref("kernel", "os")
-		if err != nil {
-			continue
-		}
-		repo, _ := SplitRef(ref)
-		if !slices.Contains(out, repo) {
-			out = append(out, repo)
-		}
-	}
-	return out
-}
-
 // WithVersion is the profile after an upgrade to the driver version v
 // (plan --driver): a precompiled driver takes its branch, any other the
 // version itself. A nil profile stays nil: the lab's model relabels nodes.

@@ -43,21 +43,29 @@ func NodeFacts(cfg Config, inv *inventory.Inventory, name string) (nodefacts.Fac
 	return f, profile, nil
 }
 
-// WithProfile is cfg with the profile's repositories among its registries.
-func (cfg Config) WithProfile(p *operator.Profile) Config { return cfg.withProfile(p) }
+// WithProfile is cfg with the repositories the profile pulls the images
+// of facts' managed GPU nodes from among its registries (withProfile).
+func (cfg Config) WithProfile(p *operator.Profile, facts ...nodefacts.Facts) Config {
+	return cfg.withProfile(p, facts)
+}
 
-// withProfile adds the profile's repositories to the registries listed:
-// the operator pulls from them, so a tag is looked for there.
-func (cfg Config) withProfile(p *operator.Profile) Config {
-	if p == nil {
+// withProfile makes the repositories the operator pulls from the sources
+// of existing tags, when the user gave none: a --matrix or --registry
+// given is what the user says exists (an air-gapped mirror, a support
+// matrix), and asking nvcr.io besides would fail offline. Only the
+// repositories of managed GPU nodes' images are listed: a run whose GPU
+// nodes all have a pre-installed driver asks no registry.
+func (cfg Config) withProfile(p *operator.Profile, facts []nodefacts.Facts) Config {
+	if p == nil || cfg.Registry.Configured() {
 		return cfg
 	}
-	regs := slices.Clone(cfg.Registry.Registry)
-	for _, r := range p.Repositories() {
-		if !slices.Contains(regs, r) {
+	var regs []string
+	for _, f := range facts {
+		if r := f.Image.Repository; f.GPU && f.Image.Managed && f.Tag != "" && r != "" && !slices.Contains(regs, r) {
 			regs = append(regs, r)
 		}
 	}
+	slices.Sort(regs)
 	cfg.Registry.Registry = regs
 	return cfg
 }

@@ -239,14 +239,14 @@ func open(ctx context.Context, cfg Config, read Reader) (*opened, error) {
 			cfg.Warn(fmt.Sprintf("skipped %d file(s) that hold no Kubernetes object (the first: %s: %s); --strict to fail", n, first.Path, first.Reason))
 		}
 	}
-	cfg = cfg.withProfile(profile)
-	cat, err := catalog.Read(ctx, cfg.Sources())
-	if err != nil {
-		return nil, err
-	}
 	facts := nodefacts.All(inv.Nodes)
 	if profile != nil {
 		profile.Apply(facts, inv.Nodes)
+	}
+	cfg = cfg.withProfile(profile, facts.List())
+	cat, err := catalog.Read(ctx, cfg.Sources())
+	if err != nil {
+		return nil, err
 	}
 	if cat, err = Confirm(ctx, cfg, cat, neededTags(facts)); err != nil {
 		return nil, err
