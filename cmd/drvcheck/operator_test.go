@@ -199,3 +199,26 @@ func TestOperatorProfileWithMatrixAsksNoRegistry(t *testing.T) {
 		}
 	}
 }
+
+// The OperatorHub ClusterPolicy sets none of repository, image and
+// version: the operator takes its Deployment's DRIVER_IMAGE
+// (clusterpolicy_types.go ImagePath). With that Deployment among the
+// inputs, the tag is the env's image with the OS tag of the operator's
+// release (v25.10.1: rocky9.8, raw); without it, the run answers and says
+// what to give, and --driver-image stands in for the env.
+func TestOperatorHubClusterPolicy(t *testing.T) {
+	olm := func(name string) string { return opFile(filepath.Join("olm", name)) }
+	drv(t, "tag", "gpu-rocky", opFile("rocky-node.yaml"), olm("clusterpolicy.yaml"), olm("operator.yaml")).
+		want(t, 0, "580.95.05-rocky9.8\n")
+	r := drv(t, "check", opFile("rocky-node.yaml"), olm("clusterpolicy.yaml"), "-o", "json")
+	if r.code == exitError || !strings.Contains(r.stderr, "ClusterPolicy/gpu-cluster-policy sets none of repository, image and version") ||
+		!strings.Contains(r.stderr, "--driver-image") {
+		t.Errorf("without the Deployment: exit %d %s", r.code, r.stderr)
+	}
+	r = drv(t, "tag", "gpu-rocky", opFile("rocky-node.yaml"), olm("clusterpolicy.yaml"))
+	if r.code != exitError || !strings.Contains(r.stderr, "no tag: ClusterPolicy/gpu-cluster-policy sets none of") {
+		t.Errorf("tag without the Deployment: exit %d %s", r.code, r.stderr)
+	}
+	drv(t, "tag", "gpu-rocky", opFile("rocky-node.yaml"), olm("clusterpolicy.yaml"), "--driver-image", "registry.local/nvidia/driver:570.124.06", "--operator-version", "v26.7.0").
+		want(t, 0, "570.124.06-rocky9\n")
+}

@@ -63,6 +63,8 @@ func tagNotes(e *env, f nodefacts.Facts) error {
 		return fmt.Errorf("tag: node %s: the operator pulls the digest %s, which has no tag", f.Name, f.Image.Ref)
 	case f.Tag == "" && f.Image.OwnerError != "":
 		return fmt.Errorf("tag: node %s: no tag: %s", f.Name, f.Image.OwnerError)
+	case f.Tag == "" && f.Image.Unresolved != "":
+		return fmt.Errorf("tag: node %s: no tag: %s", f.Name, f.Image.Unresolved)
 	case f.Tag == "":
 		return fmt.Errorf("tag: node %s: no tag: %s", f.Name, describeProblems(f.Problems))
 	}

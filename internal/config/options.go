@@ -64,6 +64,7 @@ type Operator struct {
 	DriverVersion    string `json:"driver-version" usage:"the driver version the GPU Operator deploys (its spec.driver.version): a branch (550) when precompiled, else a version (550.90.07)"`
 	Precompiled      bool   `json:"precompiled" usage:"the GPU Operator deploys precompiled drivers (usePrecompiled: true)"`
 	DriverRepository string `json:"driver-repository" usage:"repository/image of the driver images, e.g. registry.corp/nvidia/driver (default nvcr.io/nvidia/driver)"`
+	DriverImage      string `json:"driver-image" usage:"the whole driver image the GPU Operator takes when its ClusterPolicy sets none of repository, image and version (its DRIVER_IMAGE environment, as OLM installs it), e.g. nvcr.io/nvidia/driver:550.90.07"`
 	OperatorVersion  string `json:"operator-version" usage:"the GPU Operator release, e.g. v26.7.0, whose OS tag rules apply (default: the operator Deployment's image tag, else the newest drvcheck knows)"`
 	OperatorValues   string `json:"operator-values" path:"" usage:"the gpu-operator chart's values file, read for driver.* and operator.version"`
 }

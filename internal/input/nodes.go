@@ -77,7 +77,7 @@ func image(cat *catalog.Catalog, f nodefacts.Facts, fields map[string]string) ma
 		"candidates": anyStrings(img.Candidates), "missing": missing,
 		"ref": img.Ref, "repository": img.Repository, "version": img.Version, "precompiled": img.Precompiled,
 		"digest": img.Digest, "os_tag": img.OSTag, "managed": img.Managed, "reason": img.Reason,
-		"owner": img.Owner, "owner_error": img.OwnerError,
+		"owner": img.Owner, "owner_error": img.OwnerError, "unresolved": img.Unresolved,
 	}
 }
 

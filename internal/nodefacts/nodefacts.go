@@ -82,6 +82,9 @@ type Image struct {
 	Owner       string // ClusterPolicy/NAME or NVIDIADriver/NAME; empty without a profile
 	// OwnerError says why no single NVIDIADriver owns the node.
 	OwnerError string
+	// Unresolved says why the image cannot be known from the inputs (the
+	// operator's environment gives it).
+	Unresolved string
 	// Candidates are the tags the node may get besides its own: under one
 	// ClusterPolicy the operator uses the OS tag of one arbitrary GPU node
 	// for all, so with several OSes each node may get any of them.

@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -25,6 +26,9 @@ type Driver struct {
 	// Upgrade is how the operator rolls a new driver over the driver's
 	// nodes: one scope per NVIDIADriver (v26.7+), else one for all.
 	Upgrade Policy
+	// Unresolved says why the image cannot be known from the inputs (the
+	// operator's environment gives it); no node of the driver has a tag.
+	Unresolved string
 }
 
 // Owner names the driver as the operator's owner label does, e.g.
@@ -45,6 +49,9 @@ var (
 // version taken as is; else the tag version-osTag, or
 // version-kernel-osTag when precompiled.
 func (d Driver) Ref(kernel, osTag string) (ref string, digest bool, err error) {
+	if d.Unresolved != "" {
+		return "", false, errors.New(d.Unresolved)
+	}
 	suffix := "-" + osTag
 	if d.Precompiled {
 		suffix = "-" + kernel + suffix
@@ -91,6 +98,9 @@ func (d Driver) given() string {
 
 // check refuses a driver no node could get an image from.
 func (d Driver) check() error {
+	if d.Unresolved != "" {
+		return nil // not an error of the inputs: Unresolved says what to give
+	}
 	_, _, err := d.Ref(kernelArg, "os")
 	return err
 }

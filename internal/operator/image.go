@@ -71,6 +71,7 @@ func (p *Profile) resolve(l map[string]string, f *nodefacts.Facts) {
 	}
 	img.Owner, img.Version, img.Precompiled = d.Owner(), d.Version, d.Precompiled
 	img.Managed, img.Reason = managed(d, l)
+	img.Unresolved = d.Unresolved
 	f.Image = img
 	if len(f.Problems) > 0 || f.OSID == "" || f.OSVersion == "" {
 		return

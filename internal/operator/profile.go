@@ -39,6 +39,7 @@ type Flags struct {
 	DriverVersion    string // --driver-version
 	Precompiled      bool   // --precompiled
 	DriverRepository string // --driver-repository, repository/image
+	DriverImage      string // --driver-image, a whole reference
 	OperatorVersion  string // --operator-version
 	Values           string // --operator-values FILE
 	// FS reads Values (internal/repofs); nil reads it as named.
@@ -55,7 +56,20 @@ type Objects struct {
 	ClusterPolicies []*ClusterPolicy
 	NVIDIADrivers   []*NVIDIADriver
 	Images          []string
+	// DriverImages are the DRIVER_IMAGE environment values of the
+	// Deployments (the operator's, as OLM installs it).
+	DriverImages []EnvImage
 }
+
+// EnvImage is a DRIVER_IMAGE value and the object that sets it.
+type EnvImage struct{ Value, From string }
+
+// DriverImageEnv is the operator Deployment's environment variable that
+// gives the driver image when the ClusterPolicy sets none of repository,
+// image and version (api/nvidia/v1/clusterpolicy_types.go, ImagePath:
+// imagePath(repository, image, version, "DRIVER_IMAGE")): how the
+// OperatorHub bundle installs it.
+const DriverImageEnv = "DRIVER_IMAGE"
 
 // Build makes the run's profile, or nil when nothing configures one (the
 // lab's model then holds). First wins: flags, then the objects, then the
@@ -65,7 +79,7 @@ func Build(f Flags, objs Objects) (*Profile, error) {
 	if err == nil && p == nil && f.Values != "" {
 		p, err = fromValues(f.FS, f.Values)
 	}
-	if err == nil && p == nil && (f.DriverVersion != "" || f.Precompiled || f.DriverRepository != "") {
+	if err == nil && p == nil && (f.DriverVersion != "" || f.Precompiled || f.DriverRepository != "" || f.DriverImage != "") {
 		p = fromFlags()
 	}
 	if err != nil || p == nil {
@@ -74,6 +88,7 @@ func Build(f Flags, objs Objects) (*Profile, error) {
 	if err := p.applyFlags(f); err != nil {
 		return nil, err
 	}
+	p.fromEnvironment(objs.DriverImages)
 	if err := p.setVersion(f, objs); err != nil {
 		return nil, err
 	}
@@ -134,8 +149,15 @@ func nvidiaDriverProfile(crs []*NVIDIADriver, cps []*ClusterPolicy) (*Profile, e
 
 // applyFlags lets the driver flags win over what the objects say.
 func (p *Profile) applyFlags(f Flags) error {
+	if f.DriverImage != "" && (f.DriverVersion != "" || f.DriverRepository != "") {
+		return errors.New("--driver-image is the whole image; give it without --driver-version and --driver-repository")
+	}
 	for i := range p.Drivers {
 		d := &p.Drivers[i]
+		if f.DriverImage != "" {
+			d.Repository, d.Image, d.Version = "", f.DriverImage, ""
+			p.From["repository"], p.From["image"], p.From["version"] = "--driver-image", "--driver-image", "--driver-image"
+		}
 		if f.DriverVersion != "" {
 			d.Version, p.From["version"] = f.DriverVersion, "--driver-version"
 		}

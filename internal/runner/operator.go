@@ -12,7 +12,7 @@ import (
 func (cfg Config) operatorFlags() operator.Flags {
 	o := cfg.Operator
 	return operator.Flags{DriverVersion: o.DriverVersion, Precompiled: o.Precompiled,
-		DriverRepository: o.DriverRepository, OperatorVersion: o.OperatorVersion, Values: o.OperatorValues, FS: cfg.FS}
+		DriverRepository: o.DriverRepository, DriverImage: o.DriverImage, OperatorVersion: o.OperatorVersion, Values: o.OperatorValues, FS: cfg.FS}
 }
 
 // operatorObjects are the operator's objects among those read, and the
@@ -22,6 +22,11 @@ func operatorObjects(inv *inventory.Inventory) operator.Objects {
 	for _, d := range inv.Deployments {
 		for _, c := range d.Spec.Template.Spec.Containers {
 			objs.Images = append(objs.Images, c.Image)
+			for _, e := range c.Env {
+				if e.Name == operator.DriverImageEnv && e.Value != "" {
+					objs.DriverImages = append(objs.DriverImages, operator.EnvImage{Value: e.Value, From: "Deployment/" + d.Namespace + "/" + d.Name})
+				}
+			}
 		}
 	}
 	return objs

@@ -230,6 +230,13 @@ func open(ctx context.Context, cfg Config, read Reader) (*opened, error) {
 		inv = cfg.Upgrade.apply(inv)
 		profile = profile.WithVersion(cfg.Upgrade.Driver)
 	}
+	if profile != nil && cfg.Warn != nil {
+		for _, d := range profile.Drivers {
+			if d.Unresolved != "" {
+				cfg.Warn(d.Unresolved + "; until then no tag is checked for its nodes")
+			}
+		}
+	}
 	if cfg.Warn != nil {
 		for _, u := range inv.Unread {
 			cfg.Warn(u.String())
