@@ -16,13 +16,23 @@ meta := {
 # version_field is where each kind of source writes the version.
 version_field := {"ClusterPolicy": "/spec/driver/version", "NVIDIADriver": "/spec/version"}
 
+# A registry of one's own may tag precompiled images by full version (the
+# gpu-driver-container's RHCOS build procedure); NVIDIA's public one never
+# does. So a full version is an error where the repository is NVIDIA's, or
+# where no source of existing tags holds a tag of that version.
 findings contains f if {
 	some d in input.operator.drivers
 	d.version_not_branch
+	not own_full_version_tags(d)
 	branch := split(d.version, ".")[0]
 	f := lib.finding(meta, d.object, {
 		"message": sprintf("%s is precompiled with version %s: the operator pulls %s-<kernel>-<os tag>, which is never published; precompiled tags name the branch %s", [d.owner, d.version, d.version, branch]),
 		"field": object.get(version_field, d.object.kind, ""),
 		"fix": sprintf("set version to %s", [branch]),
 	})
+}
+
+own_full_version_tags(d) if {
+	object.get(d, "full_version_listed", false)
+	not object.get(d, "public_repository", true)
 }

@@ -36,3 +36,15 @@ test_branch_or_not_precompiled_is_fine if {
 test_lab_has_no_profile if {
 	count(drv003.findings) == 0 with input as data.drvcheck.testdata.lab
 }
+
+# A registry of one's own that the sources show tagging precompiled images
+# by full version: no finding. NVIDIA's public repository never does, even
+# where a matrix lists such a tag.
+test_full_version_tags_of_ones_own_registry if {
+	own := object.union(driver("ClusterPolicy", "525.105.17", true, true), {"public_repository": false, "full_version_listed": true})
+	count(drv003.findings) == 0 with input as {"operator": {"drivers": [own]}}
+	public := object.union(own, {"public_repository": true})
+	count(drv003.findings) == 1 with input as {"operator": {"drivers": [public]}}
+	unlisted := object.union(own, {"full_version_listed": false})
+	count(drv003.findings) == 1 with input as {"operator": {"drivers": [unlisted]}}
+}

@@ -21,6 +21,7 @@ findings contains f if {
 	some node in lib.managed_gpu_nodes
 	node.os_id != ""
 	not node.os_id in supported
+	not object.get(node.image, "os_tag", "") in object.get(input.operator, "listed_os_tags", [])
 	f := lib.finding(meta, node.object, {
 		"node": node.name,
 		"message": sprintf("GPU node %s runs %s, for which the GPU Operator publishes no driver images: it would pull %s", [node.name, node.os_id, node.image.ref]),

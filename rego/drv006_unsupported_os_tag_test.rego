@@ -28,3 +28,12 @@ test_unmanaged_node_is_ignored if {
 	n := object.union(node("debian"), {"image": {"managed": false, "ref": ""}})
 	count(drv006.findings) == 0 with input as {"operator": {"profile": true}, "nodes": [n]}
 }
+
+# An OS NVIDIA publishes no images for, whose image a source holds (one's
+# own build, as Garden Linux's installer pushes): no warning.
+test_an_os_with_images_in_the_sources if {
+	node := {"name": "g", "gpu": true, "os_id": "gardenlinux", "object": {"kind": "Node", "namespace": "", "name": "g"},
+		"image": {"managed": true, "os_tag": "gardenlinux0", "ref": "r/driver:590-k-gardenlinux0"}}
+	count(drv006.findings) == 0 with input as {"operator": {"profile": true, "listed_os_tags": ["gardenlinux0"]}, "nodes": [node]}
+	count(drv006.findings) == 1 with input as {"operator": {"profile": true, "listed_os_tags": []}, "nodes": [node]}
+}

@@ -40,7 +40,7 @@ func runTag(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := tagNotes(e, f); err != nil {
+	if err := tagNotes(e, f, *whole); err != nil {
 		return err
 	}
 	out := f.Tag
@@ -55,10 +55,11 @@ func runTag(ctx context.Context, e *env, args []string) error {
 
 // tagNotes refuses a node without a tag and notes on stderr what makes
 // its tag moot.
-func tagNotes(e *env, f nodefacts.Facts) error {
+func tagNotes(e *env, f nodefacts.Facts, whole bool) error {
 	switch {
 	case f.GPU && !f.Image.Managed && f.Image.OwnerError == "":
 		return fmt.Errorf("tag: node %s: not managed: %s; the GPU Operator deploys no driver image there", f.Name, f.Image.Reason)
+	case f.Image.Digest && whole: // the whole reference is known: --ref prints it
 	case f.Image.Digest:
 		return fmt.Errorf("tag: node %s: the operator pulls the digest %s, which has no tag", f.Name, f.Image.Ref)
 	case f.Tag == "" && f.Image.OwnerError != "":

@@ -21,12 +21,32 @@ type Catalog struct {
 	// pairs holds, for every tag, each two of its three parts, so that a
 	// missing tag can be blamed on the part no source has with the others.
 	pairs map[pair]bool
+	// versions are the first parts of the tags: a branch, or the full
+	// version a registry of one's own may tag precompiled images with.
+	versions map[string]bool
 }
 
 type pair struct{ part, a, b string }
 
 // New returns an empty catalog with no source configured.
-func New() *Catalog { return &Catalog{tags: map[string][]string{}, pairs: map[pair]bool{}} }
+func New() *Catalog {
+	return &Catalog{tags: map[string][]string{}, pairs: map[pair]bool{}, versions: map[string]bool{}}
+}
+
+// HasOSTag says whether some source holds a tag for the OS tag t (one
+// that ends -t): an image built for an OS NVIDIA publishes none for.
+func (c *Catalog) HasOSTag(t string) bool {
+	for tag := range c.tags {
+		if strings.HasSuffix(tag, "-"+t) {
+			return true
+		}
+	}
+	return false
+}
+
+// HasVersion says whether some source holds a tag that starts with the
+// driver version v (550, or 535.104.05).
+func (c *Catalog) HasVersion(v string) bool { return c.versions[v] }
 
 // Add records the tags of one source, named as messages should show it.
 func (c *Catalog) Add(source string, tags []string) {
@@ -34,6 +54,9 @@ func (c *Catalog) Add(source string, tags []string) {
 	for _, t := range tags {
 		if have := c.tags[t]; !slices.Contains(have, source) {
 			c.tags[t] = append(have, source)
+		}
+		if v, _, ok := strings.Cut(t, "-"); ok {
+			c.versions[v] = true
 		}
 		if branch, kernel, osTag, ok := nodefacts.SplitTag(t); ok {
 			c.pairs[pair{Kernel, branch, osTag}] = true

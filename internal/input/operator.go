@@ -3,6 +3,7 @@ package input
 import (
 	"slices"
 
+	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
 )
@@ -10,7 +11,7 @@ import (
 // operatorEntry is input.operator: the GPU Operator's configuration the
 // run read, where each value came from, and the OS tags of the GPU nodes
 // it deploys drivers on (one ClusterPolicy uses one of them for all).
-func operatorEntry(p *operator.Profile, facts *nodefacts.Set) map[string]any {
+func operatorEntry(p *operator.Profile, facts *nodefacts.Set, cat *catalog.Catalog) map[string]any {
 	if p == nil {
 		return map[string]any{"profile": false}
 	}
@@ -25,8 +26,13 @@ func operatorEntry(p *operator.Profile, facts *nodefacts.Set) map[string]any {
 			"image":              d.Image,
 			"version":            d.Version,
 			"version_not_branch": d.VersionNotBranch(),
-			"default":            d.Default,
-			"node_selector":      stringMap(d.NodeSelector),
+			// A registry of one's own may tag precompiled images by full
+			// version (gpu-driver-container's RHCOS build procedure);
+			// NVIDIA's public one never does.
+			"public_repository":   d.Repository+"/"+d.Image == operator.DefaultRepository,
+			"full_version_listed": d.Version != "" && cat.HasVersion(d.Version),
+			"default":             d.Default,
+			"node_selector":       stringMap(d.NodeSelector),
 		})
 	}
 	return map[string]any{
@@ -37,7 +43,20 @@ func operatorEntry(p *operator.Profile, facts *nodefacts.Set) map[string]any {
 		"from":                  stringMap(p.From),
 		"drivers":               drivers,
 		"os_tags":               anyStrings(managedOSTags(facts)),
+		"listed_os_tags":        anyStrings(listedOSTags(managedOSTags(facts), cat)),
 	}
+}
+
+// listedOSTags are the OS tags of tags for which some source holds an
+// image: DRV006 warns only where none does.
+func listedOSTags(tags []string, cat *catalog.Catalog) []string {
+	var out []string
+	for _, t := range tags {
+		if cat.HasOSTag(t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // managedOSTags are the OS tags of the GPU nodes the operator deploys a

@@ -45,6 +45,9 @@ type Inventory struct {
 	// SkippedFiles hold no Kubernetes object (Helm values, workflows,
 	// templates): they were skipped, not read.
 	SkippedFiles []SkippedFile
+	// OperatorInstalls are the GitOps objects that install the
+	// gpu-operator chart from a chart repository (load.OperatorInstall).
+	OperatorInstalls []load.OperatorInstall
 
 	origins map[object.Ref]*load.Object
 	raw     []map[string]any

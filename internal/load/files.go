@@ -46,6 +46,10 @@ type Options struct {
 	// the values charts are rendered with.
 	NoRender bool
 	Helm     HelmValues
+	// Install receives the GitOps objects that install NVIDIA's
+	// gpu-operator chart from a chart repository (OperatorInstall), in
+	// read order.
+	Install func(OperatorInstall)
 	// Each, when set, is called on every object by the worker that parsed
 	// it, in read order within a file. Decoding objects there, while other
 	// workers still parse, keeps a file's plain values short-lived instead
@@ -94,6 +98,7 @@ func Load(ctx context.Context, paths []string, opt Options) ([]*Object, error) {
 		}
 		out = append(out, results[i]...)
 	}
+	installs(out, opt)
 	if opt.NoRender {
 		return out, nil
 	}

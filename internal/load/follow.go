@@ -88,10 +88,15 @@ func under(o *Object, dirs map[string]bool) bool {
 	return false
 }
 
+// installNote is what a run says of a gpu-operator chart from a chart
+// repository.
+const installNote = "chart gpu-operator from a chart repository: not rendered (drvcheck fetches nothing); its inline values are read as the GPU Operator's configuration"
+
 // isGitOps tells the objects follow reads.
 func isGitOps(o *Object) bool {
 	group, _, _ := strings.Cut(o.APIVersion, "/")
-	return group == "argoproj.io" && o.Kind == "Application" || group == "helm.toolkit.fluxcd.io" && o.Kind == "HelmRelease"
+	return group == "argoproj.io" && o.Kind == "Application" || group == "helm.toolkit.fluxcd.io" && o.Kind == "HelmRelease" ||
+		group == "helm.cattle.io" && o.Kind == "HelmChart"
 }
 
 // raw is o as read, even once decoded.
@@ -110,8 +115,28 @@ func releasesOf(o *Object, fsys *repofs.FS) ([]release, []string) {
 		return nil, nil
 	case o.Kind == "Application":
 		return argoReleases(o, fsys)
+	case o.Kind == "HelmRelease":
+		return fluxRelease(o, fsys)
 	}
-	return fluxRelease(o, fsys)
+	return nil, nil // a HelmChart installs from a chart repository: installs reads it
+}
+
+// installs hands the gpu-operator installs among objs to opt.Install.
+func installs(objs []*Object, opt Options) {
+	for _, o := range objs {
+		if !isGitOps(o) {
+			continue
+		}
+		found, notes := operatorInstalls(o)
+		for _, n := range notes {
+			note(opt, fmt.Sprintf("%s: %s", o.Where(), n))
+		}
+		for _, i := range found {
+			if opt.Install != nil {
+				opt.Install(i)
+			}
+		}
+	}
 }
 
 func argoReleases(o *Object, fsys *repofs.FS) ([]release, []string) {
@@ -128,6 +153,10 @@ func argoReleases(o *Object, fsys *repofs.FS) ([]release, []string) {
 		src, _ := s.(map[string]any)
 		path, _ := src["path"].(string)
 		repo, _ := src["repoURL"].(string)
+		if chart, _ := src["chart"].(string); path == "" && operatorChart(chart) {
+			notes = append(notes, installNote)
+			continue
+		}
 		if path == "" {
 			notes = append(notes, fmt.Sprintf("source %s is not a path of this repository; not followed", repo))
 			continue
@@ -193,6 +222,9 @@ func fluxRelease(o *Object, fsys *repofs.FS) ([]release, []string) {
 	chartSpec, _ := At(spec, "chart", "spec").(map[string]any)
 	chart, _ := chartSpec["chart"].(string)
 	kind, _ := At(chartSpec, "sourceRef", "kind").(string)
+	if kind != "GitRepository" && operatorChart(chart) {
+		return nil, []string{installNote}
+	}
 	if kind != "GitRepository" || chart == "" {
 		return nil, []string{fmt.Sprintf("chart %s from a %s is not a path of this repository; not followed", chart, kind)}
 	}

@@ -21,6 +21,10 @@ var nfdGPULabels = []string{
 const (
 	DeployDriver   = "nvidia.com/gpu.deploy.driver"
 	WorkloadConfig = "nvidia.com/gpu.workload.config"
+	// DeployOperands=false makes the operator remove every gpu.deploy
+	// label, the driver's included (state_manager.go, hasOperandsDisabled
+	// and removeAllGPUStateLabels).
+	DeployOperands = "nvidia.com/gpu.deploy.operands"
 )
 
 // GPUBy says why the node with labels l is a GPU node: the label that
@@ -44,6 +48,9 @@ func GPULabels() []string { return append([]string{GPUPresent}, nfdGPULabels...)
 // Unmanaged says why the GPU Operator deploys no driver on the node with
 // labels l, whatever its configuration: "" when it does.
 func Unmanaged(l map[string]string) string {
+	if l[DeployOperands] == "false" {
+		return DeployOperands + "=false"
+	}
 	if v, ok := l[DeployDriver]; ok && v != "true" {
 		return DeployDriver + "=" + v
 	}

@@ -29,6 +29,9 @@ type Driver struct {
 	// Unresolved says why the image cannot be known from the inputs (the
 	// operator's environment gives it); no node of the driver has a tag.
 	Unresolved string
+	// chart marks a driver the chart's values make: a version they leave
+	// out is the chart's default of its release.
+	chart bool
 }
 
 // Owner names the driver as the operator's owner label does, e.g.

@@ -11,6 +11,12 @@ import "fmt"
 func (p *Profile) fromEnvironment(env []EnvImage) {
 	for i := range p.Drivers {
 		d := &p.Drivers[i]
+		if d.chart && d.Version == "" {
+			// The chart writes its own default (values.yaml driver.version),
+			// which changes with every release.
+			d.Unresolved = fmt.Sprintf("%s sets no driver.version, so the operator installs the chart's default of its release, which drvcheck does not know; give --driver-version", d.Owner())
+			continue
+		}
 		if d.Object.Kind != "ClusterPolicy" || d.Repository != "" || d.Image != "" || d.Version != "" {
 			continue
 		}

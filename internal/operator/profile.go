@@ -29,6 +29,9 @@ type Profile struct {
 	From map[string]string
 
 	valuesVersion string // operator.version of a values file
+	chartVersion  string // the chart version a GitOps object pins
+	// Notes are what the run should say about the profile's sources.
+	Notes []string
 	// clusterUpgrade: before v26.7 the ClusterPolicy's upgradePolicy rolls
 	// the NVIDIADriver nodes too, as one scope.
 	clusterUpgrade []*ClusterPolicy
@@ -59,6 +62,17 @@ type Objects struct {
 	// DriverImages are the DRIVER_IMAGE environment values of the
 	// Deployments (the operator's, as OLM installs it).
 	DriverImages []EnvImage
+	// Installs are the GitOps objects that install the gpu-operator
+	// chart from a chart repository, in read order.
+	Installs []Install
+}
+
+// Install is the gpu-operator chart as a GitOps object installs it: its
+// inline values and the chart version it pins.
+type Install struct {
+	From    object.Ref
+	Version string
+	Values  map[string]any
 }
 
 // EnvImage is a DRIVER_IMAGE value and the object that sets it.
@@ -78,6 +92,9 @@ func Build(f Flags, objs Objects) (*Profile, error) {
 	p, err := fromObjects(objs)
 	if err == nil && p == nil && f.Values != "" {
 		p, err = fromValues(f.FS, f.Values)
+	}
+	if err == nil && p == nil && len(objs.Installs) > 0 {
+		p, err = fromInstalls(objs.Installs)
 	}
 	if err == nil && p == nil && (f.DriverVersion != "" || f.Precompiled || f.DriverRepository != "" || f.DriverImage != "") {
 		p = fromFlags()
@@ -202,6 +219,12 @@ func (p *Profile) setVersion(f Flags, objs Objects) error {
 		}
 		p.Version, p.VersionFrom = v, "operator.version of the values file"
 		return nil
+	}
+	if p.chartVersion != "" {
+		if v, err := ParseVersion(p.chartVersion); err == nil {
+			p.Version, p.VersionFrom = v, "the gpu-operator chart version of "+p.Drivers[0].Owner()
+			return nil
+		}
 	}
 	p.Version, p.VersionFrom = Newest, "assumed (the newest drvcheck knows; give --operator-version)"
 	return nil

@@ -79,7 +79,7 @@ func fromValueMap(m map[string]any, src object.Ref, where string) (*Profile, err
 		return nil, fmt.Errorf("%s: not a values file: %v", where, err)
 	}
 	s := v.Driver.DriverSpec
-	d := Driver{Object: src, Enabled: s.Enabled == nil || *s.Enabled,
+	d := Driver{Object: src, chart: true, Enabled: s.Enabled == nil || *s.Enabled,
 		Precompiled: isTrue(s.UsePrecompiled), Repository: s.Repository, Image: s.Image, Version: s.Version}
 	if u := s.UpgradePolicy; u != nil && u.PodDeletion == nil {
 		u.PodDeletion = u.GPUPodDeletion // the chart's name, which it maps to podDeletion

@@ -27,9 +27,11 @@ func Files(ctx context.Context, cfg Config) Reader {
 	return func(keepRaw bool) (*inventory.Inventory, error) {
 		var mu sync.Mutex
 		var skipped []inventory.SkippedFile
+		var installs []load.OperatorInstall
 		opt := load.Options{Ignore: cfg.Ignore, Stdin: cfg.Stdin, Note: cfg.Warn, FS: cfg.FS,
 			MaxFile: int64(cfg.MaxFileSize), MaxTotal: int64(cfg.MaxInputSize), Strict: cfg.Strict, NoRender: cfg.NoRender,
 			RenderTimeout: time.Duration(cfg.RenderTimeout),
+			Install:       func(i load.OperatorInstall) { installs = append(installs, i) },
 			Helm:          load.HelmValues{Files: cfg.HelmValues, Set: cfg.HelmSet},
 			Skip: func(path, why string) {
 				mu.Lock()
@@ -42,6 +44,7 @@ func Files(ctx context.Context, cfg Config) Reader {
 		}
 		slices.SortFunc(skipped, func(a, b inventory.SkippedFile) int { return strings.Compare(a.Path, b.Path) })
 		inv.SkippedFiles = skipped
+		inv.OperatorInstalls = installs
 		return inv, nil
 	}
 }

@@ -19,6 +19,9 @@ func (cfg Config) operatorFlags() operator.Flags {
 // Deployments' images (the operator's own names its release).
 func operatorObjects(inv *inventory.Inventory) operator.Objects {
 	objs := operator.Objects{ClusterPolicies: inv.ClusterPolicies, NVIDIADrivers: inv.NVIDIADrivers}
+	for _, i := range inv.OperatorInstalls {
+		objs.Installs = append(objs.Installs, operator.Install{From: i.From.Ref(), Version: i.Version, Values: i.Values})
+	}
 	for _, d := range inv.Deployments {
 		for _, c := range d.Spec.Template.Spec.Containers {
 			objs.Images = append(objs.Images, c.Image)

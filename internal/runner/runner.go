@@ -231,6 +231,9 @@ func open(ctx context.Context, cfg Config, read Reader) (*opened, error) {
 		profile = profile.WithVersion(cfg.Upgrade.Driver)
 	}
 	if profile != nil && cfg.Warn != nil {
+		for _, n := range profile.Notes {
+			cfg.Warn(n)
+		}
 		for _, d := range profile.Drivers {
 			if d.Unresolved != "" {
 				cfg.Warn(d.Unresolved + "; until then no tag is checked for its nodes")

@@ -1,0 +1,32 @@
+package operator
+
+import "fmt"
+
+// fromInstalls is the profile the first GitOps object that installs the
+// gpu-operator chart makes: its inline values as a values file's, named
+// after the object, and the chart version it pins as the operator's
+// release. A repository that installs the chart twice (one Application
+// per cluster, say) is checked with the first, and the run says so.
+func fromInstalls(installs []Install) (*Profile, error) {
+	first := installs[0]
+	p, err := fromValueMap(cloneMap(first.Values), first.From, first.From.String())
+	if err != nil {
+		return nil, err
+	}
+	p.chartVersion = first.Version
+	for _, other := range installs[1:] {
+		p.Notes = append(p.Notes, fmt.Sprintf("%s also installs the gpu-operator chart; the operator's configuration is read from %s alone (check one cluster's folder at a time)", other.From, first.From))
+	}
+	return p, nil
+}
+
+func cloneMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if c, ok := v.(map[string]any); ok {
+			v = cloneMap(c)
+		}
+		out[k] = v
+	}
+	return out
+}
