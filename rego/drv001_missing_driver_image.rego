@@ -32,6 +32,22 @@ findings contains f if {
 	})
 }
 
+# A node whose image the inputs cannot give (a ClusterPolicy that leaves
+# it to the operator's DRIVER_IMAGE environment, values that leave the
+# version to the chart's default): its image cannot be shown to exist, so
+# it is not a pass; audit fails naming it.
+findings contains f if {
+	input.catalog.configured
+	some node in lib.managed_gpu_nodes
+	object.get(node, ["image", "unresolved"], "") != ""
+	f := lib.finding(meta, node.object, {
+		"node": node.name,
+		"message": sprintf("the driver image of %s cannot be known from the inputs: %s", [node.name, node.image.unresolved]),
+		"image": "unknown",
+		"fix": "give --driver-image (the operator's DRIVER_IMAGE) or --driver-version",
+	})
+}
+
 image_kind(node) := "precompiled driver image" if {
 	object.get(node, ["image", "precompiled"], true)
 } else := "driver image"

@@ -45,3 +45,15 @@ test_missing_image_stalls_a_restarting_node if {
 	some f in drv001.findings with input as object.union(lab, {"nodes": nodes})
 	f.stalls == ["lab-node-3"]
 }
+
+# A node whose image the operator takes from its environment, which the
+# inputs do not hold: an error that audit cannot pass.
+test_an_image_the_inputs_cannot_give if {
+	node := {"name": "n", "gpu": true, "object": {"kind": "Node", "namespace": "", "name": "n"},
+		"image": {"managed": true, "checked": false, "unresolved": "ClusterPolicy/p sets none of repository, image and version"}}
+	fs := drv001.findings with input as {"nodes": [node], "catalog": {"configured": true, "description": "m.csv"}}
+	count(fs) == 1
+	some f in fs
+	f.image == "unknown"
+	contains(f.message, "cannot be known from the inputs: ClusterPolicy/p sets none")
+}

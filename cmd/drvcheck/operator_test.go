@@ -221,4 +221,35 @@ func TestOperatorHubClusterPolicy(t *testing.T) {
 	}
 	drv(t, "tag", "gpu-rocky", opFile("rocky-node.yaml"), olm("clusterpolicy.yaml"), "--driver-image", "registry.local/nvidia/driver:570.124.06", "--operator-version", "v26.7.0").
 		want(t, 0, "570.124.06-rocky9\n")
+	// With a source of tags, an image the inputs cannot give is no pass:
+	// check reports it under DRV001, and audit cannot say OK.
+	matrix := writeAt(t, filepath.Join(t.TempDir(), "m.csv"), "tag\n580.95.05-rocky9.8\n")
+	r = drv(t, "audit", opFile("rocky-node.yaml"), olm("clusterpolicy.yaml"), "--matrix", matrix)
+	if r.code != exitError || !strings.Contains(r.stderr, "the driver image of gpu-rocky cannot be known from the inputs") {
+		t.Errorf("audit: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	drv(t, "audit", opFile("rocky-node.yaml"), olm("clusterpolicy.yaml"), olm("operator.yaml"), "--matrix", matrix).want(t, 0, "OK\n")
+}
+
+// The operator as GitOps repositories install it: the gpu-operator chart
+// from NVIDIA's Helm repository by an Argo CD Application, a Flux
+// HelmRelease or a K3s/RKE2 HelmChart. Their inline values are the
+// operator's configuration (typed as the chart types them: version 570
+// unquoted), their chart version its release (the OS tag of Rocky 9.8 is
+// rocky9.8 before v26.3, rocky9 from it), and tag needs no other flag.
+func TestOperatorInstalledByGitOps(t *testing.T) {
+	gitops := func(name string) string { return opFile(filepath.Join("gitops", name)) }
+	for file, want := range map[string]string{
+		"argocd-application.yaml": "580-5.14.0-570.12.1.el9_6.x86_64-rocky9\n", // the parameter over valuesObject
+		"helmrelease.yaml":        "570-5.14.0-570.12.1.el9_6.x86_64-rocky9.8\n",
+		"helmchart.yaml":          "580-5.14.0-570.12.1.el9_6.x86_64-rocky9\n",
+	} {
+		r := drv(t, "tag", "gpu-rocky", opFile("rocky-node.yaml"), gitops(file))
+		r.want(t, 0, want)
+		if !strings.Contains(r.stderr, "its inline values are read as the GPU Operator's configuration") {
+			t.Errorf("%s: stderr %q", file, r.stderr)
+		}
+	}
+	r := drv(t, "tag", "gpu-rocky", opFile("rocky-node.yaml"), gitops("helmchart.yaml"), "--ref")
+	r.want(t, 0, "registry.local/nvidia/driver:580-5.14.0-570.12.1.el9_6.x86_64-rocky9\n") // spec.set
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,7 +51,7 @@ func TestRealInputs(t *testing.T) {
 			}
 			t.Chdir(abs)
 			t.Setenv("DOCKER_CONFIG", t.TempDir())
-			args := append(c.Args, "--cache-dir", t.TempDir())
+			args := append(slices.Clone(c.Args), "--cache-dir", t.TempDir())
 			if c.Args[0] == "verify" || c.Args[0] == "version" {
 				args = c.Args
 			}

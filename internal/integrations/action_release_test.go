@@ -166,7 +166,7 @@ func TestActionOnGitOpsRepository(t *testing.T) {
 	log := r.log.String()
 	if outcome != "failure" || out["exit-code"] != "1" || out["errors"] != "6" ||
 		!strings.Contains(log, "::error file=testdata/gitops/apps/triton/base/deployment.yaml,line=14,title=DRV010 unschedulable-affinity::Deployment/prod/prod-triton:") ||
-		!strings.Contains(log, "chart gpu-operator from a chart repository: not rendered") ||
+		!strings.Contains(log, "source https://helm.ngc.nvidia.com/nvidia is not a path of this repository; not followed") ||
 		!strings.Contains(log, "skipped 1 file(s) that hold no Kubernetes object") {
 		t.Errorf("outcome %s, outputs %v\n%s", outcome, out, log)
 	}

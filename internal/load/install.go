@@ -111,7 +111,7 @@ func cattleInstall(o *Object, spec map[string]any) ([]OperatorInstall, []string)
 		notes = append(notes, err.Error())
 	}
 	version, _ := spec["version"].(string)
-	return []OperatorInstall{{From: o, Version: version, Values: vals}}, notes
+	return []OperatorInstall{{From: o, Version: version, Values: vals}}, append(notes, installNote)
 }
 
 // withSet applies --set pairs over vals, as Helm does.

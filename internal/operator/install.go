@@ -9,7 +9,9 @@ import "fmt"
 // per cluster, say) is checked with the first, and the run says so.
 func fromInstalls(installs []Install) (*Profile, error) {
 	first := installs[0]
-	p, err := fromValueMap(cloneMap(first.Values), first.From, first.From.String())
+	// The values are the install's own copy (load.OperatorInstall); typing
+	// them as the chart does is the same every time.
+	p, err := fromValueMap(first.Values, first.From, first.From.String())
 	if err != nil {
 		return nil, err
 	}
@@ -18,15 +20,4 @@ func fromInstalls(installs []Install) (*Profile, error) {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s also installs the gpu-operator chart; the operator's configuration is read from %s alone (check one cluster's folder at a time)", other.From, first.From))
 	}
 	return p, nil
-}
-
-func cloneMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		if c, ok := v.(map[string]any); ok {
-			v = cloneMap(c)
-		}
-		out[k] = v
-	}
-	return out
 }
