@@ -407,3 +407,19 @@ func TestAttackReportToADevice(t *testing.T) {
 		t.Errorf("exit %d %q; /dev/full %v, %v", r.code, r.stderr, after, err)
 	}
 }
+
+// A chart with a link inside the repository renders, and says nothing of
+// it: Helm's LoadDir logged "found symbolic link" lines to stderr; the
+// chart is loaded through the opener now, and the sandbox's own stderr
+// never reaches the user.
+func TestAttackNoLibraryLogLines(t *testing.T) {
+	w := newWorkspace(t).enter()
+	w.chart("charts/c", map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: {{ .Files.Get \"name.txt\" | trim }}}\n"})
+	w.file("shared/name.txt", "shared\n")
+	w.link(filepath.Join(w.repo, "shared", "name.txt"), "charts/c/name.txt")
+	r := drv(t, "check", ".", "--fail-on", "none")
+	if r.code != 0 || strings.Contains(r.stderr, "INFO") || strings.Contains(r.stderr, "symbolic") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	w.noLeak(r)
+}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -114,6 +116,27 @@ func TestPushgatewayRefused(t *testing.T) {
 		r := drv(t, "check", lab, "--matrix", matrix, "--pushgateway", c.url)
 		if r.code != exitError || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, "s3cret") {
 			t.Errorf("--pushgateway %s: exit %d %q; want exit 2 and %q", c.url, r.code, r.stderr, c.want)
+		}
+	}
+}
+
+// A Pushgateway's error body reaches the error line, but not its control
+// characters: an escape sequence would drive the terminal, a newline forge
+// a line of the CI log. A password in a URL that does not parse is masked
+// whole, however it is written.
+func TestPushgatewayAnswerIsEscaped(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, "bad\x1b[31m request\n::error::forged")
+	}))
+	defer srv.Close()
+	r := drv(t, "check", lab, "--matrix", matrix, "--pushgateway", srv.URL)
+	if r.code != exitError || strings.Contains(r.stderr, "\x1b") || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, `\x1b[31m`) {
+		t.Errorf("exit %d %q", r.code, r.stderr)
+	}
+	for _, url := range []string{"http://user:s3 cret@host/", "http://user:s3/cret@[::1", `http://user:s3"cret@host:bad`} {
+		if r := drv(t, "check", lab, "--pushgateway", url); r.code != exitError || strings.Contains(r.stderr, "cret") {
+			t.Errorf("--pushgateway %q: exit %d %q", url, r.code, r.stderr)
 		}
 	}
 }

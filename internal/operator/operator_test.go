@@ -307,3 +307,35 @@ func TestValuesTypedAsTheChartTypesThem(t *testing.T) {
 		t.Errorf("a list where the version goes: %v", err)
 	}
 }
+
+// Values that leave driver.version out get the chart's default of the
+// operator's release (values.yaml at its tag), as the operator does; an
+// unknown or unnamed release leaves the image unresolved, not guessed.
+func TestChartDefaultDriverVersion(t *testing.T) {
+	dir := t.TempDir()
+	values := filepath.Join(dir, "values.yaml")
+	if err := os.WriteFile(values, []byte("operator: {version: v24.3.0}\ndriver: {enabled: true}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Build(Flags{Values: values}, Objects{})
+	if err != nil || p.Drivers[0].Version != "550.54.15" || p.Drivers[0].Unresolved != "" {
+		t.Fatalf("%+v %v; want 550.54.15, the chart's default at v24.3.0", p, err)
+	}
+	for flags, want := range map[string]string{"": "no input names the operator's release", "v99.1.0": "knows no default for gpu-operator v99.1.0"} {
+		p, err := Build(Flags{Values: values, OperatorVersion: flags}, Objects{})
+		if flags == "" {
+			if err = os.WriteFile(values, []byte("driver: {enabled: true}\n"), 0o644); err == nil {
+				p, err = Build(Flags{Values: values}, Objects{})
+			}
+		}
+		if err != nil || !strings.Contains(p.Drivers[0].Unresolved, want) {
+			t.Errorf("release %q: %+v %v; want %q", flags, p.Drivers[0], err, want)
+		}
+	}
+	// Every row is a release and a full driver version.
+	for release, v := range chartDefaults {
+		if _, err := ParseVersion(release); err != nil || !fullRe.MatchString(v) {
+			t.Errorf("chartdefaults.csv: %s,%s", release, v)
+		}
+	}
+}

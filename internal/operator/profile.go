@@ -105,10 +105,10 @@ func Build(f Flags, objs Objects) (*Profile, error) {
 	if err := p.applyFlags(f); err != nil {
 		return nil, err
 	}
-	p.fromEnvironment(objs.DriverImages)
 	if err := p.setVersion(f, objs); err != nil {
 		return nil, err
 	}
+	p.fromEnvironment(objs.DriverImages)
 	p.scopeUpgrades()
 	return p, p.check()
 }
@@ -226,7 +226,7 @@ func (p *Profile) setVersion(f Flags, objs Objects) error {
 			return nil
 		}
 	}
-	p.Version, p.VersionFrom = Newest, "assumed (the newest drvcheck knows; give --operator-version)"
+	p.Version, p.VersionFrom = Newest, versionAssumed
 	return nil
 }
 
@@ -307,3 +307,8 @@ func (p *Profile) WithVersion(v string) *Profile {
 	c.From["version"] = "--driver"
 	return &c
 }
+
+// versionAssumed is VersionFrom when no input names the operator's release.
+const versionAssumed = "assumed (the newest drvcheck knows; give --operator-version)"
+
+func (p *Profile) versionAssumed() bool { return p.VersionFrom == versionAssumed }
