@@ -39,6 +39,9 @@ type options struct {
 	bound  []any // the structs whose flags the command has
 	conf   *config.File
 	stderr io.Writer
+
+	profile string // --profile
+	env     *env
 }
 
 // newFlags registers the flags every command that evaluates rules shares;
@@ -57,7 +60,8 @@ func newBareFlags(e *env, name, args string) *options {
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
 	stderr := e.stderr
-	o := &options{fs: fs, stderr: stderr, start: time.Now()}
+	o := &options{fs: fs, stderr: stderr, start: time.Now(), env: e}
+	fs.StringVar(&o.profile, "profile", "", "write pprof profiles of this run: cpu=FILE, mem=FILE or both (cpu=cpu.pprof,mem=mem.pprof)")
 	if e.flags != nil {
 		*e.flags = fs
 	}
@@ -109,7 +113,8 @@ func (o *options) parse(args []string) error {
 	return o.validate()
 }
 
-// parseFlags parses the command line alone, without the config file.
+// parseFlags parses the command line alone, without the config file, and
+// starts --profile.
 func (o *options) parseFlags(args []string) error {
 	if err := o.fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -117,7 +122,17 @@ func (o *options) parseFlags(args []string) error {
 		}
 		return fmt.Errorf("%s: %w", o.fs.Name(), err)
 	}
-	return nil
+	if o.profile == "" || o.env.profile != nil {
+		return nil
+	}
+	p, err := parseProfile(o.profile)
+	if err == nil {
+		err = p.start()
+	}
+	if err == nil {
+		o.env.profile = p
+	}
+	return err
 }
 
 func (o *options) validate() error {

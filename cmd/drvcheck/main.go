@@ -36,6 +36,9 @@ type env struct {
 	// flags, when set, receives the command's flag set as it is made, so
 	// that help and completion read the flags from the commands themselves.
 	flags **pflag.FlagSet
+	// profile is the command's --profile, started once its flags are
+	// parsed and stopped when it returns.
+	profile *profiling
 }
 
 type command struct {
@@ -105,7 +108,11 @@ func run(ctx context.Context, e *env, args []string) int {
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
-			return exitCode(e, c.run(ctx, e, args[1:]))
+			err := c.run(ctx, e, args[1:])
+			if e.profile != nil {
+				err = errors.Join(err, e.profile.stop())
+			}
+			return exitCode(e, err)
 		}
 	}
 	fmt.Fprintf(e.stderr, "drvcheck: unknown command %q; run drvcheck help\n", args[0])

@@ -308,3 +308,24 @@ func TestHelpPrintsUsageOnce(t *testing.T) {
 		t.Fatalf("code %d out %q err %q", code, out, errOut)
 	}
 }
+
+// --profile writes a CPU profile of the whole command and a heap profile
+// at its end, in pprof's format (gzip), for a user to send; a malformed
+// spec is exit 2 naming it.
+func TestProfileFlag(t *testing.T) {
+	dir := t.TempDir()
+	cpu, mem := filepath.Join(dir, "cpu.pprof"), filepath.Join(dir, "mem.pprof")
+	r := drv(t, "check", lab, "--profile", "cpu="+cpu+",mem="+mem, "--fail-on", "none")
+	if r.code != 0 {
+		t.Fatalf("exit %d %s", r.code, r.stderr)
+	}
+	for _, f := range []string{cpu, mem} {
+		data, err := os.ReadFile(f)
+		if err != nil || len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
+			t.Errorf("%s: not a pprof profile (%d bytes, %v)", f, len(data), err)
+		}
+	}
+	if r := drv(t, "check", lab, "--profile", "disk=x"); r.code != exitError || !strings.Contains(r.stderr, `"disk" is neither cpu nor mem`) {
+		t.Errorf("bad spec: exit %d %q", r.code, r.stderr)
+	}
+}
