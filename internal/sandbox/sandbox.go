@@ -189,6 +189,11 @@ func Run(ctx context.Context, what, name string, req []byte, lim Limits) ([]byte
 	if lim.Answer <= 0 {
 		lim.Answer = DefaultAnswer
 	}
+	// The run's own deadline (--timeout) may come first: the child's is
+	// the sooner, so that its message says how long it had.
+	if dl, ok := ctx.Deadline(); ok && (lim.Timeout <= 0 || time.Until(dl) < lim.Timeout) {
+		lim.Timeout = max(time.Until(dl).Round(time.Millisecond), time.Millisecond)
+	}
 	if lim.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, lim.Timeout)

@@ -135,3 +135,14 @@ func TestCancel(t *testing.T) {
 		t.Errorf("%v after %s", err, time.Since(start))
 	}
 }
+
+// The run's deadline, sooner than the job's own, is the one its message
+// names.
+func TestRunDeadlineComesFirst(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := Run(ctx, "k/kustomization.yaml", "spin", nil, Limits{Timeout: time.Minute})
+	if err == nil || !strings.Contains(err.Error(), "k/kustomization.yaml: not done after ") || !strings.Contains(err.Error(), "ms (") {
+		t.Errorf("%v", err)
+	}
+}
