@@ -19,6 +19,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/drvcheck/drvcheck/internal/oneline"
 	"github.com/drvcheck/drvcheck/internal/repofs"
 )
 
@@ -73,7 +74,7 @@ func Load(path string, trusted bool) (*File, error) {
 	// Strict: a key given twice is an error, as in manifests, not the
 	// last one silently winning.
 	if err := yaml.UnmarshalStrict(data, &f.options); err != nil {
-		return nil, fmt.Errorf("config %s: %s", path, oneLine(err))
+		return nil, fmt.Errorf("config %s: %s", path, oneline.Error(err))
 	}
 	if raw, ok := f.options["exceptions"]; ok {
 		delete(f.options, "exceptions")
@@ -96,8 +97,6 @@ func Load(path string, trusted bool) (*File, error) {
 
 // maxFile bounds a config file: a few kilobytes of options and exceptions.
 const maxFile = 4 << 20
-
-func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
 
 func strict(raw json.RawMessage, v any) error {
 	dec := json.NewDecoder(strings.NewReader(string(raw)))

@@ -17,6 +17,7 @@ import (
 	"helm.sh/helm/v4/pkg/strvals"
 	"sigs.k8s.io/yaml"
 
+	"github.com/drvcheck/drvcheck/internal/oneline"
 	"github.com/drvcheck/drvcheck/internal/repofs"
 	"github.com/drvcheck/drvcheck/internal/sandbox"
 )
@@ -116,7 +117,7 @@ func countRendered(where string, read int64, rendered map[string]string, fsys *r
 func renderInChild(job *helmJob, fsys *repofs.FS) (*helmAnswer, error) {
 	ch, err := loadChart(fsys, job.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("helm chart: %s", oneLine(err))
+		return nil, fmt.Errorf("helm chart: %s", oneline.Error(err))
 	}
 	if err := localDependencies(ch); err != nil {
 		return nil, err
@@ -126,16 +127,16 @@ func renderInChild(job *helmJob, fsys *repofs.FS) (*helmAnswer, error) {
 		return nil, err
 	}
 	if err := chartutil.ProcessDependencies(ch, vals); err != nil {
-		return nil, fmt.Errorf("helm chart: %s", oneLine(err))
+		return nil, fmt.Errorf("helm chart: %s", oneline.Error(err))
 	}
 	opts := common.ReleaseOptions{Name: job.Release, Namespace: job.Namespace, IsInstall: true}
 	rv, err := commonutil.ToRenderValues(ch, vals, opts, common.DefaultCapabilities)
 	if err != nil {
-		return nil, fmt.Errorf("helm template: %s", oneLine(err))
+		return nil, fmt.Errorf("helm template: %s", oneline.Error(err))
 	}
 	out, err := engine.Render(ch, rv)
 	if err != nil {
-		return nil, fmt.Errorf("helm template: %s", oneLine(err))
+		return nil, fmt.Errorf("helm template: %s", oneline.Error(err))
 	}
 	return &helmAnswer{Name: ch.Name(), Rendered: out, Read: fsys.Used()}, nil
 }
@@ -245,7 +246,7 @@ func helmValues(job *helmJob, chart string, fsys *repofs.FS) (map[string]any, er
 	}
 	for _, s := range job.ObjectSet {
 		if err := strvals.ParseInto(s, vals); err != nil {
-			return nil, fmt.Errorf("helm parameter %s: %s", s, oneLine(err))
+			return nil, fmt.Errorf("helm parameter %s: %s", s, oneline.Error(err))
 		}
 	}
 	for _, f := range job.UserFiles {
@@ -257,7 +258,7 @@ func helmValues(job *helmJob, chart string, fsys *repofs.FS) (map[string]any, er
 	}
 	for _, s := range job.UserSet {
 		if err := strvals.ParseInto(s, vals); err != nil {
-			return nil, fmt.Errorf("--helm-set %s: %s", s, oneLine(err))
+			return nil, fmt.Errorf("--helm-set %s: %s", s, oneline.Error(err))
 		}
 	}
 	return vals, nil
@@ -275,14 +276,10 @@ func valuesFile(f, what string, read func(string) ([]byte, error)) (map[string]a
 	}
 	var m map[string]any
 	if err := yaml.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%s %s: not YAML: %s", what, f, oneLine(err))
+		return nil, fmt.Errorf("%s %s: not YAML: %s", what, f, oneline.Error(err))
 	}
 	return m, nil
 }
-
-// oneLine keeps a library's multi-line error on one line, as every error
-// of this package is.
-func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
 
 // ClusterScoped are the kinds without a namespace that drvcheck meets:
 // what it reads, and what a chart may render.

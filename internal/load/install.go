@@ -6,6 +6,8 @@ import (
 
 	"helm.sh/helm/v4/pkg/strvals"
 	"sigs.k8s.io/yaml"
+
+	"github.com/drvcheck/drvcheck/internal/oneline"
 )
 
 // OperatorInstall is a GitOps object that installs NVIDIA's gpu-operator
@@ -98,7 +100,7 @@ func cattleInstall(o *Object, spec map[string]any) ([]OperatorInstall, []string)
 	var notes []string
 	if text, _ := spec["valuesContent"].(string); text != "" {
 		if err := yaml.Unmarshal([]byte(text), &vals); err != nil {
-			return nil, []string{fmt.Sprintf("spec.valuesContent is not YAML: %s", oneLine(err))}
+			return nil, []string{fmt.Sprintf("spec.valuesContent is not YAML: %s", oneline.Error(err))}
 		}
 	}
 	set, _ := spec["set"].(map[string]any)
@@ -121,7 +123,7 @@ func withSet(vals map[string]any, set []string) (map[string]any, error) {
 	}
 	for _, s := range set {
 		if err := strvals.ParseInto(s, vals); err != nil {
-			return vals, fmt.Errorf("parameter %s: %s", s, oneLine(err))
+			return vals, fmt.Errorf("parameter %s: %s", s, oneline.Error(err))
 		}
 	}
 	return vals, nil

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/yaml"
 
+	"github.com/drvcheck/drvcheck/internal/oneline"
 	"github.com/drvcheck/drvcheck/internal/repofs"
 	"github.com/drvcheck/drvcheck/internal/sandbox"
 )
@@ -95,7 +96,7 @@ func buildInChild(job *kustomizeJob, fsys *repofs.FS) (*kustomizeAnswer, error) 
 	opt.PluginConfig = types.DisabledPluginConfig()
 	m, err := krusty.MakeKustomizer(opt).Run(kustFS{fsys}, job.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("kustomize build: %s", oneLine(err))
+		return nil, fmt.Errorf("kustomize build: %s", oneline.Error(err))
 	}
 	answer := &kustomizeAnswer{}
 	for _, r := range m.Resources() {

@@ -7,8 +7,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/drvcheck/drvcheck/internal/oneline"
 	yaml "sigs.k8s.io/yaml/goyaml.v3"
+
+	"github.com/drvcheck/drvcheck/internal/oneline"
 )
 
 // Parse reads every object in data, which holds one YAML stream or JSON

@@ -27,3 +27,8 @@ func Escape(s string) string {
 	}
 	return b.String()
 }
+
+// Error is err's text on one line, each run of white space one space: a
+// library's multi-line error (Helm's, kustomize's, YAML's) as every error
+// of drvcheck is written.
+func Error(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }

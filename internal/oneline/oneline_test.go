@@ -1,6 +1,9 @@
 package oneline
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 func TestEscape(t *testing.T) {
 	for in, want := range map[string]string{
@@ -11,5 +14,11 @@ func TestEscape(t *testing.T) {
 		if got := Escape(in); got != want {
 			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestError(t *testing.T) {
+	if got := Error(errors.New("parse error:\n\tline 3\n  bad")); got != "parse error: line 3 bad" {
+		t.Errorf("Error = %q", got)
 	}
 }
