@@ -96,21 +96,18 @@ func renderChart(ctx context.Context, dir string, hv HelmValues, opt Options) ([
 	if err := runJob(ctx, where, "helm", &job, &answer, opt); err != nil {
 		return nil, err
 	}
-	if err := countRendered(where, answer.Read, answer.Rendered, opt.FS); err != nil {
-		return nil, err
-	}
 	objs, err := renderedObjects(dir, answer.Name, answer.Rendered)
 	setNamespace(objs, job.Namespace)
 	return objs, err
 }
 
-// countRendered adds what a render read and made to the run's total.
-func countRendered(where string, read int64, rendered map[string]string, fsys *repofs.FS) error {
-	n := read
-	for _, text := range rendered {
+// size is what the render read and made.
+func (a *helmAnswer) size() int64 {
+	n := a.Read
+	for _, text := range a.Rendered {
 		n += int64(len(text))
 	}
-	return fsys.Count(where, n)
+	return n
 }
 
 // renderInChild is the helm job, in the sandbox.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/drvcheck/drvcheck/internal/repofs"
 )
 
 // The chart renders with its values, then --helm-values and --helm-set
@@ -101,5 +103,29 @@ func TestScopedHelmValues(t *testing.T) {
 	}
 	if got, err := replicas(values); err != nil || got != int64(9) {
 		t.Errorf("unscoped: replicas %v, %v; want 9", got, err)
+	}
+}
+
+// What a chart's rendering reads and makes counts against the run's
+// --max-input-size, as the files it reads would.
+func TestRenderingCountsAgainstTheInputs(t *testing.T) {
+	chart := filepath.Join(gitops, "charts", "gpu-inference")
+	render := func(total int64) (*repofs.FS, error) {
+		fsys, err := repofs.New(repofs.RootsOf(chart), repofs.Limits{Total: total})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = renderChart(context.Background(), chart, HelmValues{}, Options{FS: fsys})
+		return fsys, err
+	}
+	fsys, err := render(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One byte less than the chart's files and its rendering: the files
+	// still fit, so the rendering is what tips the total.
+	_, err = render(fsys.Used() - 1)
+	if err == nil || !strings.Contains(err.Error(), "Chart.yaml: the inputs are larger than") || !strings.Contains(err.Error(), "--max-input-size") {
+		t.Errorf("%v", err)
 	}
 }

@@ -18,9 +18,14 @@ type envelope struct {
 	Job    json.RawMessage `json:"job"`
 }
 
-// runJob runs the sandbox job called name on job and decodes its answer;
-// where names the chart or kustomization in errors.
-func runJob(ctx context.Context, where, name string, job, answer any, opt Options) error {
+// answer is what a render job answers: it says how many bytes the job
+// read and made, which count against the run's --max-input-size.
+type answer interface{ size() int64 }
+
+// runJob runs the sandbox job called name on job, decodes its answer into
+// ans and counts its size against the run's limits; where names the chart
+// or kustomization in errors.
+func runJob(ctx context.Context, where, name string, job any, ans answer, opt Options) error {
 	raw, err := json.Marshal(job)
 	if err != nil {
 		return fmt.Errorf("%s: %w", where, err)
@@ -35,10 +40,10 @@ func runJob(ctx context.Context, where, name string, job, answer any, opt Option
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(out, answer); err != nil {
+	if err := json.Unmarshal(out, ans); err != nil {
 		return fmt.Errorf("%s: the sandbox's answer: %w", where, err)
 	}
-	return nil
+	return opt.FS.Count(where, ans.size())
 }
 
 // jobFunc makes f a sandbox job: the request decoded, an opener made of
