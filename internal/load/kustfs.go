@@ -41,7 +41,7 @@ func (k kustFS) Open(path string) (filesys.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &memFile{Reader: bytes.NewReader(data), info: info}, nil
+	return memFile{repofs.NewFile(data, info)}, nil
 }
 
 func (k kustFS) ReadDir(path string) ([]string, error) {
@@ -115,15 +115,10 @@ func (k kustFS) walk(path string, info fs.FileInfo, walkFn filepath.WalkFunc) er
 	return nil
 }
 
-// memFile is a file kustomize reads, held in memory.
-type memFile struct {
-	*bytes.Reader
-	info fs.FileInfo
-}
+// memFile is a file kustomize reads: the opener's, never written.
+type memFile struct{ *repofs.File }
 
-func (m *memFile) Write([]byte) (int, error)  { return 0, errReadOnly }
-func (m *memFile) Close() error               { return nil }
-func (m *memFile) Stat() (fs.FileInfo, error) { return m.info, nil }
+func (memFile) Write([]byte) (int, error) { return 0, errReadOnly }
 
 // originAsked reads path with read, and asks every kustomization it
 // reads for origin annotations, so that each built resource names its

@@ -20,13 +20,13 @@ func (g given) Open(name string) (fs.File, error) {
 		return nil, err
 	}
 	if info.IsDir() {
-		return &memFile{info: info}, nil
+		return &File{info: info}, nil
 	}
 	data, err := g.f.ReadGiven(name)
 	if err != nil {
 		return nil, err
 	}
-	return &memFile{Reader: bytes.NewReader(data), info: info}, nil
+	return NewFile(data, info), nil
 }
 
 func (g given) Stat(name string) (fs.FileInfo, error) {
@@ -45,16 +45,22 @@ func (g given) ReadDir(name string) ([]fs.DirEntry, error) {
 
 func (g given) ReadFile(name string) ([]byte, error) { return g.f.ReadGiven(name) }
 
-// memFile is a file read whole, or a folder.
-type memFile struct {
+// File is a file read whole through the opener (or a folder, which has
+// nothing to read), for libraries that open files rather than read them.
+type File struct {
 	*bytes.Reader
 	info fs.FileInfo
 }
 
-func (m *memFile) Stat() (fs.FileInfo, error) { return m.info, nil }
-func (m *memFile) Close() error               { return nil }
+// NewFile is the file whose content is data and whose description is info.
+func NewFile(data []byte, info fs.FileInfo) *File {
+	return &File{Reader: bytes.NewReader(data), info: info}
+}
 
-func (m *memFile) Read(p []byte) (int, error) {
+func (m *File) Stat() (fs.FileInfo, error) { return m.info, nil }
+func (m *File) Close() error               { return nil }
+
+func (m *File) Read(p []byte) (int, error) {
 	if m.Reader == nil {
 		return 0, &fs.PathError{Op: "read", Path: m.info.Name(), Err: fs.ErrInvalid}
 	}
