@@ -30,9 +30,34 @@ var chartDefaults = func() map[string]string {
 	return out
 }()
 
-// chartDefault is the driver version the chart of release v installs
+// defaultVersion is the driver version the chart of release v installs
 // when the values set none, and whether drvcheck knows it.
-func chartDefault(v Version) (string, bool) {
+func defaultVersion(v Version) (string, bool) {
 	d, ok := chartDefaults[v.String()]
 	return d, ok
+}
+
+// fromChartDefaults gives each driver of the chart's values that sets no
+// version the chart's default of the operator's release: the chart writes
+// it (values.yaml driver.version), and it changes with every release. An
+// unknown release, or one only assumed, leaves the image unresolved.
+func (p *Profile) fromChartDefaults() {
+	for i := range p.Drivers {
+		if d := &p.Drivers[i]; d.chart && d.Version == "" {
+			p.chartDefault(d)
+		}
+	}
+}
+
+// chartDefault resolves one such driver.
+func (p *Profile) chartDefault(d *Driver) {
+	if v, ok := defaultVersion(p.Version); ok && !p.versionAssumed() {
+		d.Version, p.From["version"] = v, "the gpu-operator chart's default at "+p.Version.String()
+		return
+	}
+	why := "no input names the operator's release; give --operator-version or --driver-version"
+	if !p.versionAssumed() {
+		why = fmt.Sprintf("drvcheck knows no default for gpu-operator %s (%s); give --driver-version", p.Version, p.VersionFrom)
+	}
+	d.Unresolved = fmt.Sprintf("%s sets no driver.version, so the operator installs the chart's default of its release: %s", d.Owner(), why)
 }

@@ -11,10 +11,6 @@ import "fmt"
 func (p *Profile) fromEnvironment(env []EnvImage) {
 	for i := range p.Drivers {
 		d := &p.Drivers[i]
-		if d.chart && d.Version == "" {
-			p.chartDefault(d)
-			continue
-		}
 		if d.Object.Kind != "ClusterPolicy" || d.Repository != "" || d.Image != "" || d.Version != "" {
 			continue
 		}
@@ -25,20 +21,4 @@ func (p *Profile) fromEnvironment(env []EnvImage) {
 		}
 		d.Unresolved = fmt.Sprintf("%s sets none of repository, image and version, so the operator takes the driver image from its own %s environment variable (as OperatorHub installs it); give the gpu-operator Deployment among the inputs, or --driver-image", d.Owner(), DriverImageEnv)
 	}
-}
-
-// chartDefault gives a driver of the chart's values that sets no version
-// the chart's default of the operator's release: the chart writes it
-// (values.yaml driver.version), and it changes with every release. An
-// unknown release, or one only assumed, leaves the image unresolved.
-func (p *Profile) chartDefault(d *Driver) {
-	if v, ok := chartDefault(p.Version); ok && !p.versionAssumed() {
-		d.Version, p.From["version"] = v, "the gpu-operator chart's default at "+p.Version.String()
-		return
-	}
-	why := "no input names the operator's release; give --operator-version or --driver-version"
-	if !p.versionAssumed() {
-		why = fmt.Sprintf("drvcheck knows no default for gpu-operator %s (%s); give --driver-version", p.Version, p.VersionFrom)
-	}
-	d.Unresolved = fmt.Sprintf("%s sets no driver.version, so the operator installs the chart's default of its release: %s", d.Owner(), why)
 }

@@ -108,6 +108,7 @@ func Build(f Flags, objs Objects) (*Profile, error) {
 	if err := p.setVersion(f, objs); err != nil {
 		return nil, err
 	}
+	p.fromChartDefaults()
 	p.fromEnvironment(objs.DriverImages)
 	p.scopeUpgrades()
 	return p, p.check()
