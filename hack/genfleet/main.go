@@ -1,7 +1,7 @@
-// Command genfleet writes a synthetic GPU fleet (see internal/fleetgen) for
-// benchmarking drvcheck by hand:
+// Command genfleet writes a synthetic GPU fleet of one of the benchmark
+// shapes (see internal/fleetgen) for measuring drvcheck by hand:
 //
-//	go run ./hack/genfleet -nodes 5000 -workloads 20000 -pdbs 5000 /tmp/fleet
+//	go run ./hack/genfleet -shape capacity /tmp/fleet
 //	drvcheck check /tmp/fleet/k8s --matrix /tmp/fleet/support-matrix.csv
 package main
 
@@ -9,20 +9,36 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/drvcheck/drvcheck/internal/fleetgen"
 )
 
 func main() {
-	s := fleetgen.Target
-	flag.IntVar(&s.Nodes, "nodes", s.Nodes, "number of GPU nodes")
-	flag.IntVar(&s.Workloads, "workloads", s.Workloads, "number of workloads")
-	flag.IntVar(&s.PDBs, "pdbs", s.PDBs, "number of PodDisruptionBudgets")
-	flag.IntVar(&s.PerFile, "per-file", s.PerFile, "objects per file")
+	var names []string
+	for _, s := range fleetgen.Shapes {
+		names = append(names, s.Name)
+	}
+	shape := flag.String("shape", fleetgen.Target.Name, "the fleet's shape: "+strings.Join(names, ", "))
+	nodes := flag.Int("nodes", 0, "number of GPU nodes (0: the shape's)")
+	workloads := flag.Int("workloads", 0, "number of workloads (0: the shape's)")
+	pdbs := flag.Int("pdbs", 0, "number of PodDisruptionBudgets (0: the shape's)")
+	scale := flag.Int("scale", 1, "generate the shape at 1/scale of its size")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: genfleet [flags] DIR")
 		os.Exit(2)
+	}
+	s, ok := fleetgen.Shape(*shape)
+	if !ok {
+		fmt.Fprintf(os.Stderr, "genfleet: no shape %q (%s)\n", *shape, strings.Join(names, ", "))
+		os.Exit(2)
+	}
+	s = s.Scaled(max(1, *scale))
+	for _, set := range []struct{ flag, into *int }{{nodes, &s.Nodes}, {workloads, &s.Workloads}, {pdbs, &s.PDBs}} {
+		if *set.flag > 0 {
+			*set.into = *set.flag
+		}
 	}
 	matrix, err := fleetgen.Write(flag.Arg(0), s)
 	if err != nil {

@@ -106,11 +106,12 @@ func (s *Sim) fits(p *Pod, n *corev1.Node, self *corev1.Node) (bool, string) {
 			return false, "Too many pods"
 		}
 	}
-	if len(n.Status.Allocatable) == 0 {
+	list := allocatable(n)
+	if len(list) == 0 {
 		return true, "" // a manifest without status: any GPU request fits
 	}
 	for _, r := range p.gpu {
-		alloc := n.Status.Allocatable[r.name]
+		alloc := list[r.name]
 		k := useKey{n.Name, r.name}
 		used := s.m.used.gpus[k] + s.usedDelta.gpus[k]
 		if leaving {
@@ -125,8 +126,19 @@ func (s *Sim) fits(p *Pod, n *corev1.Node, self *corev1.Node) (bool, string) {
 
 // maxPods is the pods n allocates, the kubelet's default when it lists none.
 func maxPods(n *corev1.Node) int64 {
-	if q, ok := n.Status.Allocatable[corev1.ResourcePods]; ok {
+	if q, ok := allocatable(n)[corev1.ResourcePods]; ok {
 		return q.Value()
 	}
 	return DefaultMaxPods
+}
+
+// allocatable is what n offers pods. The API server defaults a node's
+// status.allocatable to its status.capacity when only capacity is written
+// (kubernetes pkg/apis/core/v1/defaults.go:388, SetDefaults_NodeStatus), so
+// a node manifest that lists capacity alone holds that much.
+func allocatable(n *corev1.Node) corev1.ResourceList {
+	if n.Status.Allocatable == nil {
+		return n.Status.Capacity
+	}
+	return n.Status.Allocatable
 }

@@ -36,6 +36,8 @@ type Model struct {
 	gpuDaemons    []*inventory.Workload // files: DaemonSets whose pods use GPUs
 	eligibleCache map[*sched.Placement][]*corev1.Node
 	placements    map[placementKey]*sched.Placement
+	roomy         map[fitKey]*roomy // see roomy.go
+	whole         bool              // New has returned: the pods are placed, m.used holds them
 }
 
 // New builds the model of inv: from a cluster (inv.Live) its pods and
@@ -76,7 +78,11 @@ func New(inv *inventory.Inventory) (*Model, error) {
 		}
 	}
 	m.index()
-	return m, m.joinBudgets(inv, where)
+	if err := m.joinBudgets(inv, where); err != nil {
+		return nil, err
+	}
+	m.whole = true
+	return m, nil
 }
 
 // Node returns the node named name, or nil.

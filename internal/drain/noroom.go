@@ -21,25 +21,29 @@ type noRoomKey struct {
 	self string
 }
 
+// failure is a search that found no node; why is worded only when a
+// caller wanted the reason (a Quiet Sim and dry runs do not).
 type failure struct {
-	at  noRoom
-	why string
+	at     noRoom
+	why    string
+	worded bool
 }
 
-// failed returns the remembered reason when the search k is known to fail.
-func (s *Sim) failed(k noRoomKey, tolerates bool) (string, bool) {
+// failed returns the remembered failure when the search k is known to fail.
+func (s *Sim) failed(k noRoomKey, tolerates bool) (failure, bool) {
 	f, ok := s.failures[k]
 	if !ok || f.at.freed != s.room.freed || (tolerates && f.at.freedCordoned != s.room.freedCordoned) {
-		return "", false
+		return failure{}, false
 	}
-	return f.why, true
+	return f, true
 }
 
-func (s *Sim) remember(k noRoomKey, why string) {
+func (s *Sim) remember(k noRoomKey, f failure) {
 	if s.failures == nil {
 		s.failures = map[noRoomKey]failure{}
 	}
-	s.failures[k] = failure{at: s.room, why: why}
+	f.at = s.room
+	s.failures[k] = f
 }
 
 // leaves notes that p left node from, freeing room there and, when

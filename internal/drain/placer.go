@@ -183,26 +183,44 @@ func (s *Sim) search(p *Pod, dry bool) (node, why string) {
 	if self != nil {
 		key.self = self.Name
 	}
-	if why, ok := s.failed(key, tolerates); ok {
-		return "", why
+	quiet := dry || s.Quiet
+	if f, ok := s.failed(key, tolerates); ok {
+		if !f.worded && !quiet {
+			f.why, f.worded = s.whyNot(p, pl, nodes, tolerates, rules), true
+			s.remember(key, f)
+		}
+		return "", f.why
 	}
-	start := s.cursor[pl]
-	for i := range nodes {
-		n := nodes[(start+i)%len(nodes)]
+	start, found := s.cursor[pl], -1
+	try := func(pos int) bool {
+		n := nodes[pos]
 		if (s.cordoned[n.Name] && !tolerates) || s.conflicts(rules, n, p.group, self) {
-			continue
+			return false
 		}
 		if fits, _ := s.fits(p, n, self); !fits {
-			continue
+			return false
 		}
-		if !dry {
-			s.setCursor(pl, (start+i+1)%len(nodes))
-		}
-		return n.Name, ""
+		found = pos
+		return true
 	}
-	why = s.whyNot(p, pl, nodes, tolerates, rules)
-	s.remember(key, why)
-	return "", why
+	if r := s.m.roomFor(pl, p, nodes); r != nil {
+		s.candidates(r, nodes, start, self, try)
+	} else {
+		for i := 0; i < len(nodes) && !try((start+i)%len(nodes)); i++ {
+		}
+	}
+	if found >= 0 {
+		if !dry {
+			s.setCursor(pl, (found+1)%len(nodes))
+		}
+		return nodes[found].Name, ""
+	}
+	f := failure{worded: !quiet}
+	if f.worded {
+		f.why = s.whyNot(p, pl, nodes, tolerates, rules)
+	}
+	s.remember(key, f)
+	return "", f.why
 }
 
 // conflicts reports whether a rule keeps the pod off n: a pod of the rule's

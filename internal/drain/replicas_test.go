@@ -83,6 +83,34 @@ spec: {nodeName: a, containers: [{name: c, image: x}]}`
 	}
 }
 
+// A node manifest that lists status.capacity and no allocatable holds its
+// capacity: the API server defaults allocatable to capacity
+// (SetDefaults_NodeStatus). A node of 2 GPUs takes 2 one-GPU pods.
+func TestCapacityStandsForAllocatable(t *testing.T) {
+	node := func(name, list string) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: Node\nmetadata: {name: %s}\nstatus: {%s: {nvidia.com/gpu: \"2\", pods: \"110\"}}", name, list)
+	}
+	gpu := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: train, namespace: default}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: train}}
+  template:
+    metadata: {labels: {app: train}}
+    spec: {containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 1}}}]}`
+	for _, list := range []string{"capacity", "allocatable"} {
+		m := yamlModel(t, node("a", list), gpu)
+		var on []string
+		for _, p := range m.Pods {
+			on = append(on, fmt.Sprintf("%s@%s", p.Name, p.Node))
+		}
+		if got, want := strings.Join(on, " "), "train-0@a train-1@a train-2@"; got != want {
+			t.Errorf("%s: placed %s, want %s", list, got, want)
+		}
+	}
+}
+
 // A finished pod takes no room on its node: the scheduler no longer counts it.
 func TestFinishedPodsTakeNothing(t *testing.T) {
 	if holdsNode(corev1.PodSucceeded) || holdsNode(corev1.PodFailed) || !holdsNode(corev1.PodRunning) || !holdsNode(corev1.PodPending) {

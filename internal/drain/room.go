@@ -78,7 +78,7 @@ func (s *Sim) smallestChange(node string, phase Phase, b *Budget, refusing []Ref
 	}
 	blocked := func(x int32) bool {
 		c := s.Clone()
-		c.Flags = all
+		c.Flags, c.Quiet = all, true
 		for _, o := range refusing {
 			if o.Budget != b {
 				c.relax(o.Budget, 1<<20, neverAllows(o.Budget) != "")

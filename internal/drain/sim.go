@@ -13,6 +13,10 @@ import (
 // clone.
 type Sim struct {
 	Flags Flags
+	// Quiet Sims do not word why a replacement finds no node (Eviction.Why
+	// stays ""): wording one tests every node, and callers that read only
+	// outcomes, as check does, need none.
+	Quiet bool
 
 	m         *Model
 	fleet     *sched.Fleet    // the fleet replacements are placed in

@@ -1,12 +1,16 @@
 // Package fleetgen writes synthetic GPU fleets as manifest files, for the
 // benchmarks that hold drvcheck to its speed budget: thousands of nodes in a
 // few dozen kinds (driver branch x kernel x OS), workloads pinned to driver
-// branches with CUDA images, hostname anti-affinity and budgets over them,
-// spread across files as a GitOps repository would hold them. Like a real
-// repository, the fleet is mostly healthy with a sprinkle of every problem
-// (a new kernel without its image, CUDA images on too-old drivers, Gt on a
-// non-integer label, budgets without room). The output depends only on the
-// Spec, so runs are comparable.
+// branches with CUDA images, anti-affinity and budgets over them, spread
+// across files as a GitOps repository would hold them. Like a real
+// repository, a fleet is mostly healthy with a sprinkle of every problem (a
+// new kernel without its image, CUDA images on too-old drivers, affinity no
+// node meets, budgets without room).
+//
+// A Spec is a shape as well as a size (shapes.go): what moves drvcheck's
+// cost is not only how many objects there are but how they relate (pods per
+// node, budgets that block, anti-affinity, how the files are cut). The
+// output depends only on the Spec, so runs are comparable.
 package fleetgen
 
 import (
@@ -16,50 +20,96 @@ import (
 	"path/filepath"
 )
 
-// Spec sizes a fleet.
+// Spec sizes and shapes a fleet. The zero value of a knob is the plainest
+// choice; Shapes names the combinations the benchmarks run.
 type Spec struct {
+	Name                   string
 	Nodes, Workloads, PDBs int
-	PerFile                int // objects per file; 0 means 100
+	// PerFile is objects per file, 0 meaning 100; NodesPerFile and
+	// WorkloadsPerFile override it for their kind (-1: all in one file).
+	PerFile, NodesPerFile, WorkloadsPerFile int
+
+	// Resources is what a node's status lists: "" (nothing, so room is
+	// unknown), "capacity" (8 GPUs, 110 pods, no allocatable, as a node
+	// written by hand often has) or "allocatable" (both).
+	Resources string
+	// NewKernelPer1000 nodes run a kernel no matrix row lists (DRV001).
+	NewKernelPer1000 int
+	// TaintEvery: every Nth node is tainted nvidia.com/gpu:NoSchedule (0: none).
+	TaintEvery int
+
+	// Mixed workloads are Deployments, StatefulSets and Jobs; otherwise
+	// all are Deployments.
+	Mixed bool
+	// MaxReplicas: workload i has 1 + i%MaxReplicas replicas.
+	MaxReplicas int
+	// Pins are the workloads' kinds, taken in turn: an image and the node
+	// affinity it is written with.
+	Pins []Pin
+	// Sprinkle adds the rare problems of a GitOps repository: a CUDA 13
+	// image pinned to 570 in every 200 workloads (DRV012), Gt on the OS
+	// version in every 500 (DRV011, DRV010).
+	Sprinkle bool
+	// AntiAffinityEvery: every Nth workload keeps its replicas on distinct
+	// hosts (0: none).
+	AntiAffinityEvery int
+	Namespaces        int
+
+	// Budgets: "spread" gives budget i the workload i*Workloads/PDBs, and
+	// "each" gives it workload i; BlockEvery budgets leave no room
+	// (minAvailable equal to the replicas). The others allow one
+	// disruption: "spread" mixes minAvailable replicas-1 with
+	// maxUnavailable 25%, "each" says maxUnavailable 1.
+	Budgets    string
+	BlockEvery int
 }
 
-// The speed target's fleet (README, make bench).
-var Target = Spec{Nodes: 5000, Workloads: 20000, PDBs: 5000, PerFile: 100}
+// Pin is a kind of GPU workload: its image and the matchExpressions of its
+// one required node-affinity term. An expression's values may hold {os},
+// replaced by the workload's Ubuntu version.
+type Pin struct {
+	Image string
+	Exprs []Expr
+}
+
+// Expr is one node-selector requirement.
+type Expr struct{ Key, Op, Value string }
+
+const (
+	labelMajor   = "nvidia.com/cuda.driver-version.major"
+	labelOS      = "feature.node.kubernetes.io/system-os_release.VERSION_ID"
+	labelPresent = "nvidia.com/gpu.present"
+	labelZone    = "topology.kubernetes.io/zone"
+)
 
 var (
 	branches = []string{"535", "550", "570", "580"}
 	kernels  = []string{"5.15.0-119-generic", "5.15.0-107-generic", "6.8.0-45-generic", "6.8.0-52-generic", "5.15.0-1061-aws"}
 	oses     = []string{"22.04", "24.04"}
-	// newKernel is on every 250th node and in no matrix row (DRV001).
+	// newKernel is in no matrix row (DRV001).
 	newKernel = "6.8.0-60-generic"
-	// pins are the kinds of GPU workloads: an image and the driver
-	// constraint it is written with.
-	pins = []struct{ image, op, value string }{
-		{"nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04", "In", "550"},
-		{"nvcr.io/nvidia/cuda:13.0.0-runtime-ubuntu24.04", "In", "580"},
-		{"nvcr.io/nvidia/cuda:12.8.1-runtime-ubuntu24.04", "Gt", "540"},
-		{"busybox:1.36", "In", "570"},
-	}
 )
 
 // Write generates the fleet under dir (k8s/*.yaml) and a support matrix
-// (support-matrix.csv) that lacks a few of the fleet's tags. It returns the
+// (support-matrix.csv) that lacks the new kernel's tags. It returns the
 // matrix path.
 func Write(dir string, s Spec) (string, error) {
-	if s.PerFile == 0 {
-		s.PerFile = 100
-	}
-	w := &writer{dir: filepath.Join(dir, "k8s"), per: s.PerFile}
+	s = s.withDefaults()
+	w := &writer{dir: filepath.Join(dir, "k8s")}
 	if err := os.MkdirAll(w.dir, 0o755); err != nil {
 		return "", err
 	}
+	w.per = s.NodesPerFile
 	for i := range s.Nodes {
-		w.add("node", nodeYAML(i))
+		w.add("node", s.node(i))
 	}
+	w.per = s.WorkloadsPerFile
 	for i := range s.Workloads {
-		w.add("workload", workloadYAML(i))
+		w.add("workload", s.workload(i))
 	}
+	w.per = s.PerFile
 	for i := range s.PDBs {
-		w.add("pdb", pdbYAML(i, s.Workloads))
+		w.add("pdb", s.budget(i))
 	}
 	if err := w.flush(); err != nil {
 		return "", err
@@ -68,6 +118,29 @@ func Write(dir string, s Spec) (string, error) {
 		return "", w.err
 	}
 	return writeMatrix(dir)
+}
+
+func (s Spec) withDefaults() Spec {
+	if s.PerFile == 0 {
+		s.PerFile = 100
+	}
+	per := func(n, total int) int {
+		switch {
+		case n == 0:
+			return s.PerFile
+		case n < 0:
+			return max(1, total)
+		}
+		return n
+	}
+	s.NodesPerFile = per(s.NodesPerFile, s.Nodes)
+	s.WorkloadsPerFile = per(s.WorkloadsPerFile, s.Workloads)
+	s.MaxReplicas = max(1, s.MaxReplicas)
+	s.Namespaces = max(1, s.Namespaces)
+	if len(s.Pins) == 0 {
+		s.Pins = []Pin{{Image: "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"}}
+	}
+	return s
 }
 
 type writer struct {
@@ -81,7 +154,7 @@ func (w *writer) add(kind, doc string) {
 	if w.err != nil {
 		return
 	}
-	if kind != w.kind || w.n == w.per {
+	if kind != w.kind || w.n >= w.per {
 		w.err = w.flush()
 		w.kind = kind
 	}
@@ -100,136 +173,6 @@ func (w *writer) flush() error {
 	err := os.WriteFile(name, w.buf, 0o644)
 	w.buf = w.buf[:0]
 	return err
-}
-
-func nodeYAML(i int) string {
-	b, k, o := branches[i%len(branches)], kernels[(i/4)%len(kernels)], oses[(i/20)%len(oses)]
-	if i%250 == 249 {
-		k = newKernel
-	}
-	name := fmt.Sprintf("gpu-%05d", i)
-	taint := ""
-	if i%10 == 0 {
-		taint = "  taints:\n  - key: nvidia.com/gpu\n    value: present\n    effect: NoSchedule\n"
-	}
-	return fmt.Sprintf(`apiVersion: v1
-kind: Node
-metadata:
-  name: %[1]s
-  labels:
-    kubernetes.io/hostname: %[1]s
-    kubernetes.io/os: linux
-    topology.kubernetes.io/zone: zone-%[6]d
-    nvidia.com/gpu.present: "true"
-    nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3
-    nvidia.com/cuda.driver-version.major: "%[2]s"
-    nvidia.com/cuda.driver-version.minor: "90"
-    nvidia.com/cuda.driver-version.revision: "07"
-    feature.node.kubernetes.io/kernel-version.full: %[3]s
-    feature.node.kubernetes.io/system-os_release.ID: ubuntu
-    feature.node.kubernetes.io/system-os_release.VERSION_ID: "%[4]s"
-spec:
-  providerID: kwok://%[1]s
-%[5]sstatus:
-  conditions:
-  - type: Ready
-    status: "True"
-`, name, b, k, o, taint, i%3)
-}
-
-func workloadYAML(i int) string {
-	pin := pins[i%len(pins)]
-	if i%200 == 101 { // a CUDA 13 image on a 570 driver (DRV012)
-		pin = pins[1]
-		pin.value = "570"
-	}
-	osKey, osValue := "feature.node.kubernetes.io/system-os_release.VERSION_ID", "In\n                values: [\""+oses[i%len(oses)]+"\"]"
-	if i%500 == 233 { // Gt on a non-integer label (DRV011, DRV010)
-		osValue = "Gt\n                values: [\"22\"]"
-	}
-	kind, apiVersion := "Deployment", "apps/v1"
-	switch i % 10 {
-	case 7:
-		kind = "StatefulSet"
-	case 8:
-		kind, apiVersion = "Job", "batch/v1"
-	}
-	replicas := ""
-	if kind != "Job" {
-		replicas = fmt.Sprintf("  replicas: %d\n", 1+i%4)
-	}
-	selector := ""
-	if kind != "Job" {
-		selector = fmt.Sprintf("  selector:\n    matchLabels:\n      app: app-%05d\n", i)
-	}
-	return fmt.Sprintf(`apiVersion: %[1]s
-kind: %[2]s
-metadata:
-  name: app-%05[3]d
-  namespace: team-%[4]d
-  labels:
-    app: app-%05[3]d
-spec:
-%[5]s%[6]s  template:
-    metadata:
-      labels:
-        app: app-%05[3]d
-    spec:
-      containers:
-      - name: main
-        image: %[7]s
-        resources:
-          limits:
-            nvidia.com/gpu: 1
-      tolerations:
-      - key: nvidia.com/gpu
-        operator: Exists
-        effect: NoSchedule
-      affinity:
-        nodeAffinity:
-          requiredDuringSchedulingIgnoredDuringExecution:
-            nodeSelectorTerms:
-            - matchExpressions:
-              - key: nvidia.com/cuda.driver-version.major
-                operator: %[8]s
-                values: ["%[9]s"]
-              - key: %[10]s
-                operator: %[11]s
-        podAntiAffinity:
-          requiredDuringSchedulingIgnoredDuringExecution:
-          - topologyKey: kubernetes.io/hostname
-            labelSelector:
-              matchLabels:
-                app: app-%05[3]d
-`, apiVersion, kind, i, i%50, replicas, selector, pin.image, pin.op, pin.value, osKey, osValue)
-}
-
-// pdbYAML leaves room for one disruption, as a healthy budget does, but
-// for every 100th budget, which leaves none (DRV020).
-func pdbYAML(i, workloads int) string {
-	target := i * max(1, workloads/max(1, 5000)) % max(1, workloads)
-	pods := 1 + target%4
-	if target%10 == 8 { // a Job: one pod
-		pods = 1
-	}
-	budget := fmt.Sprintf("minAvailable: %d", pods-1)
-	switch {
-	case i%100 == 41:
-		budget = fmt.Sprintf("minAvailable: %d", pods)
-	case i%4 == 1:
-		budget = "maxUnavailable: 25%"
-	}
-	return fmt.Sprintf(`apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata:
-  name: pdb-%05[1]d
-  namespace: team-%[2]d
-spec:
-  %[3]s
-  selector:
-    matchLabels:
-      app: app-%05[4]d
-`, i, target%50, budget, target)
 }
 
 // writeMatrix lists every generated combination but those of newKernel,

@@ -28,7 +28,9 @@ func drainEntries(facts *nodefacts.Set, m *drain.Model) map[string]any {
 		}
 		room := drain.Room{Node: f.Name}
 		if !m.Fits(f.Name) {
-			room = m.NewSim(drain.Flags{}).Room(f.Name)
+			sim := m.NewSim(drain.Flags{})
+			sim.Quiet = true // the input holds no replacement's reason
+			room = sim.Room(f.Name)
 		}
 		out[f.Name] = drainEntry(m, room)
 	}

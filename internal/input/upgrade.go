@@ -268,7 +268,9 @@ func phaseRefusals(m *drain.Model, node string, phases []drain.Phase) []any {
 	out := []any{}
 	seen := map[*drain.Budget]bool{}
 	for _, ph := range phases {
-		for _, f := range m.NewSim(drain.Flags{}).RoomIn(node, ph).Refusals {
+		sim := m.NewSim(drain.Flags{})
+		sim.Quiet = true // only the refusals are read
+		for _, f := range sim.RoomIn(node, ph).Refusals {
 			if seen[f.Budget] {
 				continue
 			}
