@@ -1,6 +1,10 @@
 package drain
 
-import "github.com/drvcheck/drvcheck/internal/sched"
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/drvcheck/drvcheck/internal/sched"
+)
 
 // A search that found no node stays failed until room is freed where its
 // pod could use it: landing a pod only takes room. On full nodes a drain
@@ -11,18 +15,47 @@ import "github.com/drvcheck/drvcheck/internal/sched"
 type noRoom struct {
 	freed         int // moves off a schedulable node, of a pod that anti-affinity counts, uncordons
 	freedCordoned int // moves off a node the Sim cordoned: only a pod tolerating the cordon gains
+	// cordons only take room, so a failure stays one, but its reason
+	// (how many nodes are unschedulable) is worded anew after one.
+	cordons int
 }
 
-// noRoomKey is one search: a placement, the pod's anti-affinity group, and
-// for a dry run the node the pod leaves.
+// noRoomKey is one search: what the pod asks of a node (its placement and
+// requests, fitKey), whether it tolerates a cordon, its anti-affinity group
+// when rules apply to it, and for a dry run the node the pod leaves. Pods
+// that differ in nothing else fail alike, so the pending replicas of many
+// workloads share one failed search.
 type noRoomKey struct {
-	pl   *sched.Placement
-	g    *group
-	self string
+	fit       fitKey
+	tolerates bool
+	g         *group
+	spec      *corev1.PodSpec // only for a pod fitKeyOf cannot key
+	self      string
 }
+
+// searchKey is p's noRoomKey in placement pl.
+func searchKey(pl *sched.Placement, p *Pod, rules []rule, tolerates bool, self *corev1.Node) noRoomKey {
+	fit, ok := fitKeyOf(pl, p)
+	k := noRoomKey{fit: fit, tolerates: tolerates}
+	if !ok {
+		k.spec = p.Spec
+	}
+	if len(rules) > 0 {
+		k.g = p.group
+	}
+	if self != nil {
+		k.self = self.Name
+	}
+	return k
+}
+
+// remembers is false only in the test that compares every shortcut with
+// searches run in full.
+var remembers = true
 
 // failure is a search that found no node; why is worded only when a
-// caller wanted the reason (a Quiet Sim and dry runs do not).
+// caller wanted the reason (a Quiet Sim and dry runs do not), and holds
+// while no node is cordoned.
 type failure struct {
 	at     noRoom
 	why    string
@@ -32,7 +65,7 @@ type failure struct {
 // failed returns the remembered failure when the search k is known to fail.
 func (s *Sim) failed(k noRoomKey, tolerates bool) (failure, bool) {
 	f, ok := s.failures[k]
-	if !ok || f.at.freed != s.room.freed || (tolerates && f.at.freedCordoned != s.room.freedCordoned) {
+	if !ok || !remembers || f.at.freed != s.room.freed || (tolerates && f.at.freedCordoned != s.room.freedCordoned) {
 		return failure{}, false
 	}
 	return f, true

@@ -164,13 +164,14 @@ type placementKey struct {
 // find returns the node a new pod like p lands on now, or "" and the
 // scheduler-style reason why none fits.
 func (s *Sim) find(p *Pod) (node, why string) {
-	return s.search(p, false)
+	return s.search(p, false, s.Quiet)
 }
 
 // search walks the nodes p's constraints admit, from the placement's
 // cursor. A dry run takes p off its node for the test (it is about to be
-// evicted) and leaves the cursor where it is.
-func (s *Sim) search(p *Pod, dry bool) (node, why string) {
+// evicted) and leaves the cursor where it is. A quiet search words no
+// reason when it finds nothing.
+func (s *Sim) search(p *Pod, dry, quiet bool) (node, why string) {
 	var self *corev1.Node
 	if dry {
 		self = s.m.node[s.NodeOf(p)]
@@ -179,13 +180,9 @@ func (s *Sim) search(p *Pod, dry bool) (node, why string) {
 	nodes := s.m.eligible(pl)
 	tolerates := sched.ToleratesCordon(p.Spec)
 	rules := s.m.rulesFor(p.group)
-	key := noRoomKey{pl: pl, g: p.group}
-	if self != nil {
-		key.self = self.Name
-	}
-	quiet := dry || s.Quiet
+	key := searchKey(pl, p, rules, tolerates, self)
 	if f, ok := s.failed(key, tolerates); ok {
-		if !f.worded && !quiet {
+		if !quiet && (!f.worded || f.at.cordons != s.room.cordons) {
 			f.why, f.worded = s.whyNot(p, pl, nodes, tolerates, rules), true
 			s.remember(key, f)
 		}

@@ -50,34 +50,45 @@ func story(r Room) string {
 	return b.String()
 }
 
-// The index of nodes with room (roomy.go) only skips nodes a search would
-// have passed over: on every shape, every node's drain says the same with
-// it as with a walk of every node, alone and one after another in one
-// simulation (as plan --all drains), reasons included.
-func TestRoomIndexChangesNothing(t *testing.T) {
+// The shortcuts of a search, the index of nodes with room (roomy.go) and
+// the failures remembered (noroom.go), only skip work: on every shape,
+// every node's drain says the same with them as with every search run in
+// full over every node, alone and one after another in one simulation (as
+// plan --all drains), the reasons of Pending replacements included.
+func TestSearchShortcutsChangeNothing(t *testing.T) {
+	defer func() { remembers = true }()
 	for _, shape := range fleetgen.Shapes {
 		t.Run(shape.Name, func(t *testing.T) {
 			m := shapeModel(t, shape, 50)
-			walk := func(whole bool) []string {
-				m.whole, m.roomy = whole, nil
+			walk := func(index, remember bool) []string {
+				m.whole, m.roomy, remembers = index, nil, remember
 				var out []string
-				long := m.NewSim(Flags{})
 				for _, n := range m.Nodes {
 					out = append(out, n.Name+": "+story(m.NewSim(Flags{}).Room(n.Name)))
-					res := long.Drain(n.Name)
-					out = append(out, n.Name+" in turn: "+story(Room{Drain: res}))
-					long.Uncordon(n.Name)
+				}
+				// Windows of five nodes, drained in turn and then uncordoned.
+				long := m.NewSim(Flags{})
+				for i := 0; i < len(m.Nodes); i += 5 {
+					window := m.Nodes[i:min(i+5, len(m.Nodes))]
+					for _, n := range window {
+						out = append(out, n.Name+" in turn: "+story(Room{Drain: long.Drain(n.Name)}))
+					}
+					for _, n := range window {
+						for _, e := range long.Uncordon(n.Name) {
+							out = append(out, fmt.Sprintf("%s uncordoned: %s->%s", n.Name, e.Pod.Key(), e.To))
+						}
+					}
 				}
 				return out
 			}
-			indexed, walked := walk(true), walk(false)
-			for i := range walked {
-				if indexed[i] != walked[i] {
-					t.Fatalf("with the index:\n%s\nwalking every node:\n%s", indexed[i], walked[i])
+			full := walk(false, false)
+			for _, mode := range []struct{ index, remember bool }{{true, true}, {false, true}, {true, false}} {
+				got := walk(mode.index, mode.remember)
+				for i := range full {
+					if got[i] != full[i] {
+						t.Fatalf("index %v, remembered failures %v:\n%s\nevery search in full:\n%s", mode.index, mode.remember, got[i], full[i])
+					}
 				}
-			}
-			if len(m.roomy) != 0 {
-				t.Fatal("the index was used while disabled")
 			}
 		})
 	}

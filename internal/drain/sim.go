@@ -129,6 +129,9 @@ func (s *Sim) Cordon(node string) {
 	if s.cordoned == nil {
 		s.cordoned = map[string]bool{}
 	}
+	if !s.cordoned[node] {
+		s.room.cordons++
+	}
 	s.cordoned[node] = true
 }
 
@@ -204,7 +207,7 @@ func (s *Sim) Uncordon(node string) []Eviction {
 	waiting := s.pending
 	s.pending = nil
 	for _, p := range waiting {
-		if to, _ := s.find(p); to != "" {
+		if to, _ := s.search(p, false, true); to != "" { // who stays Pending is not told why
 			s.move(p, to)
 			s.setHealthy(p, true)
 			landed = append(landed, Eviction{Pod: p, To: to})
@@ -277,7 +280,7 @@ func (s *Sim) wouldLand(p *Pod) bool {
 	if p.Controller == "" {
 		return false
 	}
-	to, _ := s.search(p, true)
+	to, _ := s.search(p, true, true)
 	return to != ""
 }
 
