@@ -35,6 +35,17 @@ type request struct {
 	value int64
 }
 
+// names lists the GPU resources u counts.
+func (u use) names() []corev1.ResourceName {
+	var out []corev1.ResourceName
+	for k := range u.gpus {
+		if !slices.Contains(out, k.name) {
+			out = append(out, k.name)
+		}
+	}
+	return out
+}
+
 func (u use) clone() use { return use{pods: maps.Clone(u.pods), gpus: maps.Clone(u.gpus)} }
 
 // add counts p on node, or takes it off with sign -1. The maps are made on

@@ -36,8 +36,12 @@ type Model struct {
 	gpuDaemons    []*inventory.Workload // files: DaemonSets whose pods use GPUs
 	eligibleCache map[*sched.Placement][]*corev1.Node
 	placements    map[placementKey]*sched.Placement
-	roomy         map[fitKey]*roomy // see roomy.go
-	whole         bool              // New has returned: the pods are placed, m.used holds them
+	// For searches that skip nodes without room (roomy.go).
+	roomy    map[fitKey]*roomy
+	whole    bool // New has returned: the pods are placed, m.used holds them
+	order    map[string]int
+	local    map[*sched.Placement][]int32
+	gpuNames []corev1.ResourceName // every GPU resource a pod asks for
 }
 
 // New builds the model of inv: from a cluster (inv.Live) its pods and
@@ -81,7 +85,7 @@ func New(inv *inventory.Inventory) (*Model, error) {
 	if err := m.joinBudgets(inv, where); err != nil {
 		return nil, err
 	}
-	m.whole = true
+	m.order, m.gpuNames, m.whole = nodeOrder(m.Nodes), m.used.names(), true
 	return m, nil
 }
 

@@ -195,13 +195,16 @@ func (s *Sim) search(p *Pod, dry, quiet bool) (node, why string) {
 			return false
 		}
 		if fits, _ := s.fits(p, n, self); !fits {
+			if self != n {
+				s.noteFull(p, n.Name)
+			}
 			return false
 		}
 		found = pos
 		return true
 	}
 	if r := s.m.roomFor(pl, p, nodes); r != nil {
-		s.candidates(r, nodes, start, self, try)
+		s.candidates(r, pl, nodes, start, tolerates, self, s.filledFor(p), try)
 	} else {
 		for i := 0; i < len(nodes) && !try((start+i)%len(nodes)); i++ {
 		}

@@ -1,6 +1,8 @@
 package drain
 
 import (
+	"math/bits"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -73,25 +75,33 @@ func (m *Model) roomFor(pl *sched.Placement, p *Pod, nodes []*corev1.Node) *room
 // must test, in the order of a walk from start that wraps around: the
 // nodes that had room, and those the simulation freed room on. It stops
 // when try says so.
-func (s *Sim) candidates(r *roomy, nodes []*corev1.Node, start int, self *corev1.Node, try func(int) bool) {
+func (s *Sim) candidates(r *roomy, pl *sched.Placement, nodes []*corev1.Node, start int, tolerates bool, self *corev1.Node, filled freedSet, try func(int) bool) {
+	local := s.m.localOf(pl, nodes)
+	freed := s.freed
+	if !tolerates {
+		freed = freed.without(s.cordonSet) // a cordoned node takes no such pod
+	}
+	if self != nil { // the node a dry run's pod leaves has its room too
+		freed = slices.Clone(freed)
+		freed.set(s.m.order[self.Name])
+	}
 	n := len(nodes)
 	dist := func(pos int) int { return (pos - start + n) % n }
-	freed := s.freedIn(nodes)
-	if self != nil { // the node a dry run's pod leaves has its room too
-		freed = appendPos(freed, nodes, self.Name)
-	}
-	sort.Slice(freed, func(i, j int) bool { return dist(freed[i]) < dist(freed[j]) })
+	more := freed.members(s.m.order[nodes[start].Name], local)
 	first := sort.SearchInts(r.at, start)
-	for i, j := 0, 0; i < len(r.at) || j < len(freed); {
+	for i, j := 0, 0; i < len(r.at) || j < len(more); {
 		var pos int
 		if i < len(r.at) {
 			pos = r.at[(first+i)%len(r.at)]
 		}
-		if j < len(freed) && (i == len(r.at) || dist(freed[j]) < dist(pos)) {
-			pos = freed[j]
+		if j < len(more) && (i == len(r.at) || dist(more[j]) < dist(pos)) {
+			pos = more[j]
 			j++
 		} else {
 			i++
+			if filled.has(s.m.order[nodes[pos].Name]) {
+				continue // it had room, and has been found full since
+			}
 		}
 		if try(pos) {
 			return
@@ -99,27 +109,146 @@ func (s *Sim) candidates(r *roomy, nodes []*corev1.Node, start int, self *corev1
 	}
 }
 
-// freedIn is the positions in nodes (by name) of the nodes a pod left in
-// this simulation: only there can room have grown.
-func (s *Sim) freedIn(nodes []*corev1.Node) []int {
-	var out []int
-	for name, d := range s.usedDelta.pods {
-		if d < 0 {
-			out = appendPos(out, nodes, name)
-		}
+// localOf maps the model's node order to positions in nodes (pl's
+// eligible nodes by name), -1 for a node not there; made once per
+// placement.
+func (m *Model) localOf(pl *sched.Placement, nodes []*corev1.Node) []int32 {
+	if l, ok := m.local[pl]; ok {
+		return l
 	}
-	for k, d := range s.usedDelta.gpus {
-		if d < 0 {
-			out = appendPos(out, nodes, k.node)
-		}
+	l := make([]int32, len(m.order))
+	for i := range l {
+		l[i] = -1
+	}
+	for i, n := range nodes {
+		l[m.order[n.Name]] = int32(i)
+	}
+	if m.local == nil {
+		m.local = map[*sched.Placement][]int32{}
+	}
+	m.local[pl] = l
+	return l
+}
+
+// nodeOrder numbers the model's nodes by name, the order every eligible
+// list keeps.
+func nodeOrder(nodes []*corev1.Node) map[string]int {
+	names := make([]string, 0, len(nodes))
+	for _, n := range nodes {
+		names = append(names, n.Name)
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	out := make(map[string]int, len(names))
+	for i, name := range names {
+		out[name] = i
 	}
 	return out
 }
 
-func appendPos(out []int, nodes []*corev1.Node, name string) []int {
-	i := sort.Search(len(nodes), func(i int) bool { return nodes[i].Name >= name })
-	if i < len(nodes) && nodes[i].Name == name {
-		return append(out, i)
+// freedSet is the nodes, by the model's order, that hold less than they
+// did as read: a pod or GPU request left and did not come back. Kept
+// exact as pods move, so that it stays small on a fleet that refills.
+type freedSet []uint64
+
+func (f *freedSet) set(i int) {
+	for len(*f) <= i/64 {
+		*f = append(*f, 0)
+	}
+	(*f)[i/64] |= 1 << (i % 64)
+}
+
+func (f freedSet) has(i int) bool { return i/64 < len(f) && f[i/64]&(1<<(i%64)) != 0 }
+
+func (f freedSet) clear(i int) {
+	if i/64 < len(f) {
+		f[i/64] &^= 1 << (i % 64)
+	}
+}
+
+// without is f less the members of g, in a new set.
+func (f freedSet) without(g freedSet) freedSet {
+	out := slices.Clone(f)
+	for i := range min(len(out), len(g)) {
+		out[i] &^= g[i]
 	}
 	return out
+}
+
+// members lists the set's members as positions in local (members not
+// there skipped), from the one at or after i, wrapping around.
+func (f freedSet) members(i int, local []int32) []int {
+	var out []int
+	add := func(lo, hi int) {
+		for w := lo / 64; w < len(f) && w*64 < hi; w++ {
+			for word := f[w]; word != 0; word &= word - 1 {
+				j := w*64 + bits.TrailingZeros64(word)
+				if j >= lo && j < hi && local[j] >= 0 {
+					out = append(out, int(local[j]))
+				}
+			}
+		}
+	}
+	add(i, len(local))
+	add(0, i)
+	return out
+}
+
+// noteUse keeps s.freed exact for node after a move on it.
+func (s *Sim) noteUse(node string) {
+	i, ok := s.m.order[node]
+	if !ok {
+		return
+	}
+	freed := s.usedDelta.pods[node] < 0
+	for _, name := range s.m.gpuNames {
+		freed = freed || s.usedDelta.gpus[useKey{node, name}] < 0
+	}
+	if freed {
+		s.freed.set(i)
+	} else {
+		s.freed.clear(i)
+	}
+}
+
+// A node that had room in the model as read fills as replacements land
+// on it, and the searches after would test it again and again. So a Sim
+// remembers, per kind of request, the nodes found without room for it,
+// until a pod leaves them.
+
+// requestKey is what a pod asks of a node, whatever its placement.
+func requestKey(p *Pod) (fitKey, bool) { return fitKeyOf(nil, p) }
+
+// filledFor is the nodes found full for p's request; nil when p cannot
+// be keyed.
+func (s *Sim) filledFor(p *Pod) freedSet {
+	k, ok := requestKey(p)
+	if !ok {
+		return nil
+	}
+	return s.filled[k]
+}
+
+// noteFull remembers that node (by name) has no room for p's request.
+func (s *Sim) noteFull(p *Pod, node string) {
+	k, ok := requestKey(p)
+	i, known := s.m.order[node]
+	if !ok || !known {
+		return
+	}
+	if s.filled == nil {
+		s.filled = map[fitKey]freedSet{}
+	}
+	f := s.filled[k]
+	f.set(i)
+	s.filled[k] = f
+}
+
+// unfill forgets every fullness of node: a pod left it.
+func (s *Sim) unfill(node string) {
+	if i, ok := s.m.order[node]; ok {
+		for _, f := range s.filled {
+			f.clear(i)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package drain
 
 import (
 	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -30,7 +31,10 @@ type Sim struct {
 	room      noRoom
 	failures  map[noRoomKey]failure
 	delta     map[countKey]int
-	usedDelta use // what moved pods take, since the model
+	usedDelta use                 // what moved pods take, since the model
+	freed     freedSet            // the nodes usedDelta leaves with less taken (roomy.go)
+	cordonSet freedSet            // the nodes cordoned, in the same numbering
+	filled    map[fitKey]freedSet // nodes found full, per request (roomy.go)
 	budgets   map[*Budget]*budgetState
 }
 
@@ -101,6 +105,14 @@ func (s *Sim) Clone() *Sim {
 	c.cordoned, c.cursor, c.delta = maps.Clone(s.cordoned), maps.Clone(s.cursor), maps.Clone(s.delta)
 	c.failures = maps.Clone(s.failures)
 	c.usedDelta = s.usedDelta.clone()
+	c.freed, c.cordonSet = slices.Clone(s.freed), slices.Clone(s.cordonSet)
+	c.filled = nil
+	for k, f := range s.filled {
+		if c.filled == nil {
+			c.filled = map[fitKey]freedSet{}
+		}
+		c.filled[k] = slices.Clone(f)
+	}
 	c.budgets = nil
 	for k, v := range s.budgets {
 		if c.budgets == nil {
@@ -131,6 +143,9 @@ func (s *Sim) Cordon(node string) {
 	}
 	if !s.cordoned[node] {
 		s.room.cordons++
+		if i, ok := s.m.order[node]; ok {
+			s.cordonSet.set(i)
+		}
 	}
 	s.cordoned[node] = true
 }
@@ -202,6 +217,9 @@ func (s *Sim) Run(node string, phase Phase) DrainResult {
 // Uncordon makes node schedulable again and lets Pending replacements land.
 func (s *Sim) Uncordon(node string) []Eviction {
 	delete(s.cordoned, node)
+	if i, ok := s.m.order[node]; ok {
+		s.cordonSet.clear(i)
+	}
 	s.room.freed++
 	var landed []Eviction
 	waiting := s.pending
@@ -292,12 +310,15 @@ func (s *Sim) move(p *Pod, to string) {
 		s.leaves(p, from)
 		s.m.addCounts(s.delta, p, from, -1)
 		s.usedDelta.add(from, p, -1)
+		s.noteUse(from)
+		s.unfill(from)
 	}
 	s.at[p] = to
 	if to != "" {
 		s.m.addCounts(s.delta, p, to, 1)
 		s.usedDelta.add(to, p, 1)
 		s.arrived[to] = append(s.arrived[to], p)
+		s.noteUse(to)
 	}
 }
 
