@@ -253,12 +253,17 @@ func (s *Sim) whyNot(p *Pod, pl *sched.Placement, nodes []*corev1.Node, tolerate
 	for r, n := range pl.Reasons {
 		reasons[r] += n
 	}
-	for _, n := range nodes {
+	// With the index, a node no pod moved on or off has the reason it had
+	// as read, and the cordons are a bitset: no map is read per node.
+	r := s.m.roomFor(pl, p, nodes)
+	for i, n := range nodes {
 		switch {
-		case s.cordoned[n.Name] && !tolerates:
+		case !tolerates && s.isCordoned(r, i, n):
 			reasons[sched.ReasonUnschedulable]++
 		case s.conflicts(rules, n, nil, nil):
 			reasons[ReasonAntiAffinity]++
+		case r != nil && r.why[i] != "" && !s.changed.has(int(r.order[i])):
+			reasons[r.why[i]]++
 		default:
 			if fits, why := s.fits(p, n, nil); !fits {
 				reasons[why]++
@@ -271,6 +276,14 @@ func (s *Sim) whyNot(p *Pod, pl *sched.Placement, nodes []*corev1.Node, tolerate
 	}
 	sort.Strings(parts)
 	return fmt.Sprintf("0/%d nodes are available: %s.", pl.Total, strings.Join(parts, ", "))
+}
+
+// isCordoned says whether n, at position i of r's nodes, is cordoned now.
+func (s *Sim) isCordoned(r *roomy, i int, n *corev1.Node) bool {
+	if r != nil {
+		return s.cordonSet.has(int(r.order[i]))
+	}
+	return s.cordoned[n.Name]
 }
 
 // uncordoned copies nodes with spec.unschedulable cleared, and the taint

@@ -30,8 +30,15 @@ type fitKey struct {
 }
 
 // roomy is the positions, in the placement's eligible nodes by name, of the
-// nodes that had room for one more such pod in the model as read.
-type roomy struct{ at []int }
+// nodes that had room for one more such pod in the model as read; and for
+// every position, the node's number in the model's order and why it had
+// no room then ("" when it had), for wording a failed search (whyNot)
+// without testing the nodes no pod has moved on or off.
+type roomy struct {
+	at    []int
+	order []int32
+	why   []string
+}
 
 // fitKeyOf is p's key; false when p asks for too many kinds of GPU.
 func fitKeyOf(pl *sched.Placement, p *Pod) (fitKey, bool) {
@@ -58,11 +65,13 @@ func (m *Model) roomFor(pl *sched.Placement, p *Pod, nodes []*corev1.Node) *room
 		return r
 	}
 	base := &Sim{m: m} // the model as read: nothing moved
-	r := &roomy{}
+	r := &roomy{order: make([]int32, len(nodes)), why: make([]string, len(nodes))}
 	for i, n := range nodes {
-		if fits, _ := base.fits(p, n, nil); fits {
+		fits, why := base.fits(p, n, nil)
+		if fits {
 			r.at = append(r.at, i)
 		}
+		r.order[i], r.why[i] = int32(m.order[n.Name]), why
 	}
 	if m.roomy == nil {
 		m.roomy = map[fitKey]*roomy{}
@@ -75,7 +84,7 @@ func (m *Model) roomFor(pl *sched.Placement, p *Pod, nodes []*corev1.Node) *room
 // must test, in the order of a walk from start that wraps around: the
 // nodes that had room, and those the simulation freed room on. It stops
 // when try says so.
-func (s *Sim) candidates(r *roomy, pl *sched.Placement, nodes []*corev1.Node, start int, tolerates bool, self *corev1.Node, filled freedSet, try func(int) bool) {
+func (s *Sim) candidates(r *roomy, pl *sched.Placement, nodes []*corev1.Node, start int, tolerates bool, self *corev1.Node, filled nodeSet, try func(int) bool) {
 	local := s.m.localOf(pl, nodes)
 	freed := s.freed
 	if !tolerates {
@@ -146,28 +155,39 @@ func nodeOrder(nodes []*corev1.Node) map[string]int {
 	return out
 }
 
-// freedSet is the nodes, by the model's order, that hold less than they
-// did as read: a pod or GPU request left and did not come back. Kept
-// exact as pods move, so that it stays small on a fleet that refills.
-type freedSet []uint64
+// nodeSet is a set of nodes by their number in the model's order, a bit
+// each: a Sim keeps the nodes that hold less than as read (a pod or GPU
+// request left and did not come back), those that hold more or less, the
+// cordoned ones, and per request the ones found full. Kept exact as pods
+// move, the first stays small on a fleet that refills, and all are cheap
+// to clone.
+type nodeSet []uint64
 
-func (f *freedSet) set(i int) {
+func (f *nodeSet) set(i int) {
 	for len(*f) <= i/64 {
 		*f = append(*f, 0)
 	}
 	(*f)[i/64] |= 1 << (i % 64)
 }
 
-func (f freedSet) has(i int) bool { return i/64 < len(f) && f[i/64]&(1<<(i%64)) != 0 }
+func (f *nodeSet) put(i int, in bool) {
+	if in {
+		f.set(i)
+	} else {
+		f.clear(i)
+	}
+}
 
-func (f freedSet) clear(i int) {
+func (f nodeSet) has(i int) bool { return i/64 < len(f) && f[i/64]&(1<<(i%64)) != 0 }
+
+func (f nodeSet) clear(i int) {
 	if i/64 < len(f) {
 		f[i/64] &^= 1 << (i % 64)
 	}
 }
 
 // without is f less the members of g, in a new set.
-func (f freedSet) without(g freedSet) freedSet {
+func (f nodeSet) without(g nodeSet) nodeSet {
 	out := slices.Clone(f)
 	for i := range min(len(out), len(g)) {
 		out[i] &^= g[i]
@@ -177,7 +197,7 @@ func (f freedSet) without(g freedSet) freedSet {
 
 // members lists the set's members as positions in local (members not
 // there skipped), from the one at or after i, wrapping around.
-func (f freedSet) members(i int, local []int32) []int {
+func (f nodeSet) members(i int, local []int32) []int {
 	var out []int
 	add := func(lo, hi int) {
 		for w := lo / 64; w < len(f) && w*64 < hi; w++ {
@@ -194,21 +214,20 @@ func (f freedSet) members(i int, local []int32) []int {
 	return out
 }
 
-// noteUse keeps s.freed exact for node after a move on it.
+// noteUse keeps s.freed and s.changed exact for node after a move on it.
 func (s *Sim) noteUse(node string) {
 	i, ok := s.m.order[node]
 	if !ok {
 		return
 	}
-	freed := s.usedDelta.pods[node] < 0
+	d := s.usedDelta.pods[node]
+	freed, changed := d < 0, d != 0
 	for _, name := range s.m.gpuNames {
-		freed = freed || s.usedDelta.gpus[useKey{node, name}] < 0
+		d := s.usedDelta.gpus[useKey{node, name}]
+		freed, changed = freed || d < 0, changed || d != 0
 	}
-	if freed {
-		s.freed.set(i)
-	} else {
-		s.freed.clear(i)
-	}
+	s.freed.put(i, freed)
+	s.changed.put(i, changed)
 }
 
 // A node that had room in the model as read fills as replacements land
@@ -221,7 +240,7 @@ func requestKey(p *Pod) (fitKey, bool) { return fitKeyOf(nil, p) }
 
 // filledFor is the nodes found full for p's request; nil when p cannot
 // be keyed.
-func (s *Sim) filledFor(p *Pod) freedSet {
+func (s *Sim) filledFor(p *Pod) nodeSet {
 	k, ok := requestKey(p)
 	if !ok {
 		return nil
@@ -237,7 +256,7 @@ func (s *Sim) noteFull(p *Pod, node string) {
 		return
 	}
 	if s.filled == nil {
-		s.filled = map[fitKey]freedSet{}
+		s.filled = map[fitKey]nodeSet{}
 	}
 	f := s.filled[k]
 	f.set(i)

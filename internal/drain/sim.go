@@ -32,9 +32,10 @@ type Sim struct {
 	failures  map[noRoomKey]failure
 	delta     map[countKey]int
 	usedDelta use                 // what moved pods take, since the model
-	freed     freedSet            // the nodes usedDelta leaves with less taken (roomy.go)
-	cordonSet freedSet            // the nodes cordoned, in the same numbering
-	filled    map[fitKey]freedSet // nodes found full, per request (roomy.go)
+	freed     nodeSet            // the nodes usedDelta leaves with less taken (roomy.go)
+	changed   nodeSet            // the nodes usedDelta takes more or less of
+	cordonSet nodeSet            // the nodes cordoned, in the same numbering
+	filled    map[fitKey]nodeSet // nodes found full, per request (roomy.go)
 	budgets   map[*Budget]*budgetState
 }
 
@@ -105,11 +106,11 @@ func (s *Sim) Clone() *Sim {
 	c.cordoned, c.cursor, c.delta = maps.Clone(s.cordoned), maps.Clone(s.cursor), maps.Clone(s.delta)
 	c.failures = maps.Clone(s.failures)
 	c.usedDelta = s.usedDelta.clone()
-	c.freed, c.cordonSet = slices.Clone(s.freed), slices.Clone(s.cordonSet)
+	c.freed, c.changed, c.cordonSet = slices.Clone(s.freed), slices.Clone(s.changed), slices.Clone(s.cordonSet)
 	c.filled = nil
 	for k, f := range s.filled {
 		if c.filled == nil {
-			c.filled = map[fitKey]freedSet{}
+			c.filled = map[fitKey]nodeSet{}
 		}
 		c.filled[k] = slices.Clone(f)
 	}
