@@ -55,13 +55,18 @@ func (u *use) add(node string, p *Pod, sign int32) {
 		if u.pods == nil {
 			u.pods = map[string]int32{}
 		}
-		u.pods[node] += sign
+		if u.pods[node] += sign; u.pods[node] == 0 {
+			delete(u.pods, node) // what cancels out is not kept, nor cloned
+		}
 	}
 	for _, r := range p.gpu {
 		if u.gpus == nil {
 			u.gpus = map[useKey]int64{}
 		}
-		u.gpus[useKey{node, r.name}] += int64(sign) * r.value
+		k := useKey{node, r.name}
+		if u.gpus[k] += int64(sign) * r.value; u.gpus[k] == 0 {
+			delete(u.gpus, k)
+		}
 	}
 }
 

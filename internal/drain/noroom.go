@@ -75,8 +75,25 @@ func (s *Sim) remember(k noRoomKey, f failure) {
 	if s.failures == nil {
 		s.failures = map[noRoomKey]failure{}
 	}
+	if len(s.failures) >= s.prune {
+		s.failures = s.liveFailures()
+		s.prune = 2*len(s.failures) + 1024
+	}
 	f.at = s.room
 	s.failures[k] = f
+}
+
+// liveFailures copies the failures that may still hold: room freed since
+// one was found ends it for good (the counts only grow), and a long
+// simulation would otherwise keep, and clone, every failure it ever met.
+func (s *Sim) liveFailures() map[noRoomKey]failure {
+	out := make(map[noRoomKey]failure, len(s.failures))
+	for k, f := range s.failures {
+		if f.at.freed == s.room.freed {
+			out[k] = f
+		}
+	}
+	return out
 }
 
 // leaves notes that p left node from, freeing room there and, when

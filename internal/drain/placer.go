@@ -31,7 +31,10 @@ func (m *Model) addCounts(counts map[countKey]int, p *Pod, node string, d int) {
 	}
 	for _, k := range m.topoKeys {
 		if v, ok := n.Labels[k]; ok {
-			counts[countKey{p.group, k, v}] += d
+			ck := countKey{p.group, k, v}
+			if counts[ck] += d; counts[ck] == 0 {
+				delete(counts, ck) // a Sim's deltas stay as small as what moved for good
+			}
 		}
 	}
 }

@@ -30,8 +30,9 @@ type Sim struct {
 	cursor    map[*sched.Placement]int
 	room      noRoom
 	failures  map[noRoomKey]failure
+	prune     int // prune failures when there are this many (noroom.go)
 	delta     map[countKey]int
-	usedDelta use                 // what moved pods take, since the model
+	usedDelta use                // what moved pods take, since the model
 	freed     nodeSet            // the nodes usedDelta leaves with less taken (roomy.go)
 	changed   nodeSet            // the nodes usedDelta takes more or less of
 	cordonSet nodeSet            // the nodes cordoned, in the same numbering
@@ -104,7 +105,7 @@ func (s *Sim) Clone() *Sim {
 	}
 	c.pending = append([]*Pod(nil), s.pending...)
 	c.cordoned, c.cursor, c.delta = maps.Clone(s.cordoned), maps.Clone(s.cursor), maps.Clone(s.delta)
-	c.failures = maps.Clone(s.failures)
+	c.failures = s.liveFailures()
 	c.usedDelta = s.usedDelta.clone()
 	c.freed, c.changed, c.cordonSet = slices.Clone(s.freed), slices.Clone(s.changed), slices.Clone(s.cordonSet)
 	c.filled = nil
