@@ -40,7 +40,8 @@ type Model struct {
 	roomy    map[fitKey]*roomy
 	whole    bool // New has returned: the pods are placed, m.used holds them
 	order    map[string]int
-	local    map[*sched.Placement][]int32
+	local    map[*sched.Placement][]int32 // model order -> eligible position
+	global   map[*sched.Placement][]int32 // eligible position -> model order
 	gpuNames []corev1.ResourceName // every GPU resource a pod asks for
 }
 
@@ -55,6 +56,7 @@ func New(inv *inventory.Inventory) (*Model, error) {
 	for _, n := range inv.Nodes {
 		m.node[n.Name] = n
 	}
+	m.order = nodeOrder(m.Nodes)
 	for _, ns := range inv.Namespaces {
 		l := labels.Set{corev1.LabelMetadataName: ns.Name}
 		for k, v := range ns.Labels {
@@ -85,7 +87,7 @@ func New(inv *inventory.Inventory) (*Model, error) {
 	if err := m.joinBudgets(inv, where); err != nil {
 		return nil, err
 	}
-	m.order, m.gpuNames, m.whole = nodeOrder(m.Nodes), m.used.names(), true
+	m.gpuNames, m.whole = m.used.names(), true
 	return m, nil
 }
 

@@ -50,7 +50,7 @@ func searchKey(pl *sched.Placement, p *Pod, rules []rule, tolerates bool, self *
 }
 
 // remembers is false only in the test that compares every shortcut with
-// searches run in full.
+// searches run in full: no failure and no full node is remembered.
 var remembers = true
 
 // failure is a search that found no node; why is worded only when a

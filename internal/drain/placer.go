@@ -209,7 +209,14 @@ func (s *Sim) search(p *Pod, dry, quiet bool) (node, why string) {
 	if r := s.m.roomFor(pl, p, nodes); r != nil {
 		s.candidates(r, pl, nodes, start, tolerates, self, s.filledFor(p), try)
 	} else {
-		for i := 0; i < len(nodes) && !try((start+i)%len(nodes)); i++ {
+		// Without the index (while the files' pods are placed, when
+		// nothing leaves a node) the nodes found full are still skipped.
+		global, filled := s.m.globalOf(pl, nodes), s.filledFor(p)
+		for i := range nodes {
+			pos := (start + i) % len(nodes)
+			if !filled.has(int(global[pos])) && try(pos) {
+				break
+			}
 		}
 	}
 	if found >= 0 {

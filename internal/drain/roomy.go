@@ -65,13 +65,13 @@ func (m *Model) roomFor(pl *sched.Placement, p *Pod, nodes []*corev1.Node) *room
 		return r
 	}
 	base := &Sim{m: m} // the model as read: nothing moved
-	r := &roomy{order: make([]int32, len(nodes)), why: make([]string, len(nodes))}
+	r := &roomy{order: m.globalOf(pl, nodes), why: make([]string, len(nodes))}
 	for i, n := range nodes {
 		fits, why := base.fits(p, n, nil)
 		if fits {
 			r.at = append(r.at, i)
 		}
-		r.order[i], r.why[i] = int32(m.order[n.Name]), why
+		r.why[i] = why
 	}
 	if m.roomy == nil {
 		m.roomy = map[fitKey]*roomy{}
@@ -137,6 +137,23 @@ func (m *Model) localOf(pl *sched.Placement, nodes []*corev1.Node) []int32 {
 	}
 	m.local[pl] = l
 	return l
+}
+
+// globalOf numbers nodes (pl's eligible nodes by name) in the model's
+// order; made once per placement.
+func (m *Model) globalOf(pl *sched.Placement, nodes []*corev1.Node) []int32 {
+	if g, ok := m.global[pl]; ok {
+		return g
+	}
+	g := make([]int32, len(nodes))
+	for i, n := range nodes {
+		g[i] = int32(m.order[n.Name])
+	}
+	if m.global == nil {
+		m.global = map[*sched.Placement][]int32{}
+	}
+	m.global[pl] = g
+	return g
 }
 
 // nodeOrder numbers the model's nodes by name, the order every eligible
@@ -252,7 +269,7 @@ func (s *Sim) filledFor(p *Pod) nodeSet {
 func (s *Sim) noteFull(p *Pod, node string) {
 	k, ok := requestKey(p)
 	i, known := s.m.order[node]
-	if !ok || !known {
+	if !ok || !known || !remembers {
 		return
 	}
 	if s.filled == nil {
