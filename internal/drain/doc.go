@@ -13,5 +13,8 @@
 // allocates (capacity.go) and required pod anti-affinity (placer.go); the
 // replicas no node takes are one counted entry, never one pod each. From a cluster they are the cluster's pods and the budgets'
 // own status (cluster.go). Sim (sim.go) then drains nodes one eviction at a
-// time, as the API server uses a budget up pod by pod.
+// time, as the API server uses a budget up pod by pod. Its searches for a
+// replacement's node test only nodes that can have room (roomy.go) and
+// remember what failed until room is freed (noroom.go), which keeps a full
+// fleet from costing a walk of every node per pod.
 package drain

@@ -82,9 +82,10 @@ func shapeBudget(t *testing.T, bin string, shape fleetgen.Spec, runs int) {
 	}
 	ratio := float64(median(check)) / float64(median(decode))
 	planRatio := float64(median(plan)) / float64(median(check))
+	r := func(d time.Duration) time.Duration { return d.Round(10 * time.Millisecond) }
 	t.Logf("%-9s decode %v (%v-%v), check %v (%v-%v): ratio %.2f (budget %.1f), peak RSS %d MiB; plan --all %v, %.2fx check (budget %.1f), peak RSS %d MiB",
-		shape.Name, median(decode), slices.Min(decode), slices.Max(decode), median(check), slices.Min(check), slices.Max(check),
-		ratio, maxRatio, rss>>20, median(plan), planRatio, maxPlanRatio, planRSS>>20)
+		shape.Name, r(median(decode)), r(slices.Min(decode)), r(slices.Max(decode)), r(median(check)), r(slices.Min(check)), r(slices.Max(check)),
+		ratio, maxRatio, rss>>20, r(median(plan)), planRatio, maxPlanRatio, planRSS>>20)
 	if ratio > maxRatio {
 		t.Errorf("check takes %.2fx the decode time, over the %.1fx budget", ratio, maxRatio)
 	}
