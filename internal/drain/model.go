@@ -42,7 +42,7 @@ type Model struct {
 	order    map[string]int
 	local    map[*sched.Placement][]int32 // model order -> eligible position
 	global   map[*sched.Placement][]int32 // eligible position -> model order
-	gpuNames []corev1.ResourceName // every GPU resource a pod asks for
+	gpuNames []corev1.ResourceName        // every GPU resource a pod asks for
 }
 
 // New builds the model of inv: from a cluster (inv.Live) its pods and
