@@ -17,6 +17,9 @@ type group struct {
 	terms  []antiTerm
 	// rules is what keeps its pods off nodes (buildRules).
 	rules []rule
+	// counted: some rule reads where its pods are, so the model and each
+	// Sim count them per topology domain; most groups no rule reads.
+	counted bool
 }
 
 // antiTerm is one required podAntiAffinity term, parsed.
@@ -113,6 +116,7 @@ func (m *Model) buildRules() {
 				if y != x {
 					y.rules = append(y.rules, rule{key: t.key, other: x})
 				}
+				x.counted, y.counted = true, true
 			}
 		}
 	}

@@ -26,8 +26,8 @@ type countKey struct {
 // addCounts adds d to the domain counts of p on node.
 func (m *Model) addCounts(counts map[countKey]int, p *Pod, node string, d int) {
 	n := m.node[node]
-	if n == nil {
-		return
+	if n == nil || p.group == nil || !p.group.counted {
+		return // no rule reads where this pod is
 	}
 	for _, k := range m.topoKeys {
 		if v, ok := n.Labels[k]; ok {
