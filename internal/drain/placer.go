@@ -206,19 +206,7 @@ func (s *Sim) search(p *Pod, dry, quiet bool) (node, why string) {
 		found = pos
 		return true
 	}
-	if r := s.m.roomFor(pl, p, nodes); r != nil {
-		s.candidates(r, pl, nodes, start, tolerates, self, s.filledFor(p), try)
-	} else {
-		// Without the index (while the files' pods are placed, when
-		// nothing leaves a node) the nodes found full are still skipped.
-		global, filled := s.m.globalOf(pl, nodes), s.filledFor(p)
-		for i := range nodes {
-			pos := (start + i) % len(nodes)
-			if !filled.has(int(global[pos])) && try(pos) {
-				break
-			}
-		}
-	}
+	s.walk(p, pl, nodes, start, tolerates, self, try)
 	if found >= 0 {
 		if !dry {
 			s.setCursor(pl, (found+1)%len(nodes))

@@ -80,6 +80,29 @@ func (m *Model) roomFor(pl *sched.Placement, p *Pod, nodes []*corev1.Node) *room
 	return r
 }
 
+// walk calls try with the positions in nodes a search for p from start
+// must test, in order, until try says so: with the index, the candidates;
+// without it (while the files' pods are placed, when nothing leaves a
+// node, or for a pod asking too many kinds of GPU), every node but those
+// found full.
+func (s *Sim) walk(p *Pod, pl *sched.Placement, nodes []*corev1.Node, start int, tolerates bool, self *corev1.Node, try func(int) bool) {
+	if len(nodes) == 0 {
+		return // e.g. a pod that ran on a node cordoned in the files, the only one it may use
+	}
+	filled := s.filledFor(p)
+	if r := s.m.roomFor(pl, p, nodes); r != nil {
+		s.candidates(r, pl, nodes, start, tolerates, self, filled, try)
+		return
+	}
+	global := s.m.globalOf(pl, nodes)
+	for i := range nodes {
+		pos := (start + i) % len(nodes)
+		if (nodes[pos] == self || !filled.has(int(global[pos]))) && try(pos) {
+			return
+		}
+	}
+}
+
 // candidates calls try with the positions in nodes a search from start
 // must test, in the order of a walk from start that wraps around: the
 // nodes that had room, and those the simulation freed room on. It stops
@@ -108,7 +131,7 @@ func (s *Sim) candidates(r *roomy, pl *sched.Placement, nodes []*corev1.Node, st
 			j++
 		} else {
 			i++
-			if filled.has(s.m.order[nodes[pos].Name]) {
+			if filled.has(int(r.order[pos])) {
 				continue // it had room, and has been found full since
 			}
 		}

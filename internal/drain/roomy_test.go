@@ -93,3 +93,17 @@ func TestSearchShortcutsChangeNothing(t *testing.T) {
 		})
 	}
 }
+
+// A pod that ran on a node cordoned in the files, the one node its
+// affinity allows, has nowhere to go: its drain leaves it Pending, with
+// the scheduler's reason.
+func TestDrainWithNoEligibleNode(t *testing.T) {
+	m := yamlModel(t, `apiVersion: v1
+kind: Node
+metadata: {name: only, labels: {pool: gpu}}
+spec: {unschedulable: true}`, deployment("web", 1, "app: web", `      nodeSelector: {pool: gpu}`))
+	r := m.NewSim(Flags{}).Room("only")
+	if len(r.Drain.Evicted) != 1 || r.Drain.Evicted[0].To != "" || !strings.HasPrefix(r.Drain.Evicted[0].Why, "0/1 nodes are available") {
+		t.Fatalf("drain %+v", r.Drain)
+	}
+}
