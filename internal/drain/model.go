@@ -38,6 +38,7 @@ type Model struct {
 	placements    map[placementKey]*sched.Placement
 	// For searches that skip nodes without room (roomy.go).
 	roomy    map[fitKey]*roomy
+	reasons  reasons
 	whole    bool // New has returned: the pods are placed, m.used holds them
 	order    map[string]int
 	local    map[*sched.Placement][]int32 // model order -> eligible position

@@ -260,8 +260,8 @@ func (s *Sim) whyNot(p *Pod, pl *sched.Placement, nodes []*corev1.Node, tolerate
 			reasons[sched.ReasonUnschedulable]++
 		case s.conflicts(rules, n, nil, nil):
 			reasons[ReasonAntiAffinity]++
-		case r != nil && r.why[i] != "" && !s.changed.has(int(r.order[i])):
-			reasons[r.why[i]]++
+		case r != nil && r.why[i] != 0 && !s.changed.has(int(r.order[i])):
+			reasons[s.m.reasons.word(r.why[i])]++
 		default:
 			if fits, why := s.fits(p, n, nil); !fits {
 				reasons[why]++

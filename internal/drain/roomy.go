@@ -37,7 +37,34 @@ type fitKey struct {
 type roomy struct {
 	at    []int
 	order []int32
-	why   []string
+	why   []uint8 // an index in reasons; 0 when it had room
+}
+
+// reasons are the words of why, shared: a fit fails for few reasons ("Too
+// many pods", "Insufficient nvidia.com/gpu"), and a byte per node and
+// request is all the index keeps.
+type reasons struct{ words []string }
+
+func (rs *reasons) index(why string) uint8 {
+	if why == "" {
+		return 0
+	}
+	if i := slices.Index(rs.words, why); i >= 0 {
+		return uint8(i + 1)
+	}
+	if len(rs.words) == 255 {
+		return 0 // never reached (one reason per GPU resource); then the node is tested
+	}
+	rs.words = append(rs.words, why)
+	return uint8(len(rs.words))
+}
+
+// word is the reason at index i (0: none).
+func (rs *reasons) word(i uint8) string {
+	if i == 0 {
+		return ""
+	}
+	return rs.words[i-1]
 }
 
 // fitKeyOf is p's key; false when p asks for too many kinds of GPU.
@@ -65,13 +92,13 @@ func (m *Model) roomFor(pl *sched.Placement, p *Pod, nodes []*corev1.Node) *room
 		return r
 	}
 	base := &Sim{m: m} // the model as read: nothing moved
-	r := &roomy{order: m.globalOf(pl, nodes), why: make([]string, len(nodes))}
+	r := &roomy{order: m.globalOf(pl, nodes), why: make([]uint8, len(nodes))}
 	for i, n := range nodes {
 		fits, why := base.fits(p, n, nil)
 		if fits {
 			r.at = append(r.at, i)
 		}
-		r.why[i] = why
+		r.why[i] = m.reasons.index(why)
 	}
 	if m.roomy == nil {
 		m.roomy = map[fitKey]*roomy{}
