@@ -2,8 +2,10 @@ package drain
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,9 +59,18 @@ func story(r Room) string {
 // plan --all drains), the reasons of Pending replacements included.
 func TestSearchShortcutsChangeNothing(t *testing.T) {
 	defer func() { remembers = true }()
-	for _, shape := range fleetgen.Shapes {
+	shapes := slices.Clone(fleetgen.Shapes)
+	for i := range shapes {
+		shapes[i] = shapes[i].Scaled(50)
+	}
+	// and small fleets of random shapes, where nodes fill and empty often
+	rng := rand.New(rand.NewPCG(24, 1))
+	for i := range 40 {
+		shapes = append(shapes, randomShape(rng, fmt.Sprintf("random-%d", i)))
+	}
+	for _, shape := range shapes {
 		t.Run(shape.Name, func(t *testing.T) {
-			m := shapeModel(t, shape, 50)
+			m := shapeModel(t, shape, 1)
 			walk := func(index, remember bool) []string {
 				m.whole, m.roomy, remembers = index, nil, remember
 				var out []string
@@ -91,6 +102,21 @@ func TestSearchShortcutsChangeNothing(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// randomShape is a small fleet whose every knob is drawn from rng.
+func randomShape(rng *rand.Rand, name string) fleetgen.Spec {
+	pick := func(xs ...int) int { return xs[rng.IntN(len(xs))] }
+	pins := slices.Concat(fleetgen.Target.Pins, fleetgen.Capacity.Pins, fleetgen.Packed.Pins)
+	rng.Shuffle(len(pins), func(i, j int) { pins[i], pins[j] = pins[j], pins[i] })
+	return fleetgen.Spec{
+		Name: name, Nodes: 3 + rng.IntN(30), Workloads: 2 + rng.IntN(60), PDBs: rng.IntN(30), PerFile: 7,
+		Resources:        []string{"", "capacity", "allocatable"}[rng.IntN(3)],
+		NewKernelPer1000: pick(0, 100), TaintEvery: pick(0, 2, 5),
+		Mixed: rng.IntN(2) == 0, MaxReplicas: 1 + rng.IntN(12), Pins: pins[:1+rng.IntN(len(pins))],
+		AntiAffinityEvery: pick(0, 1, 3), Namespaces: 1 + rng.IntN(4),
+		Budgets: []string{"each", "spread"}[rng.IntN(2)], BlockEvery: pick(0, 2, 5),
 	}
 }
 
