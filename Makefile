@@ -95,9 +95,10 @@ image-push:
 	$(GO) run ./hack/ociimage -push $(IMAGE_REF) -version $(VERSION) -ca-bundle "$(IMAGE_CA)" \
 		-binaries amd64=$(RELEASE_DIR)/drvcheck-linux-amd64,arm64=$(RELEASE_DIR)/drvcheck-linux-arm64
 
-# Go benchmarks; the speed budget on the target fleet (5,000 nodes, 20,000
-# workloads, 5,000 budgets: check <= 1.5x decode, <= 1 GiB); then bench-live
-# when the control plane is built.
+# Go benchmarks; the speed budget on every fleetgen shape of the target fleet
+# (5,000 nodes, 20,000 workloads, 5,000 budgets: check <= 1.5x its decode
+# floor, plan --all <= 2x check, <= 1 GiB; docs/performance.md); then
+# bench-live when the control plane is built.
 bench:
 	$(GO) test ./... -run '^$$' -bench . -benchmem -benchtime 3x
 	DRVCHECK_FLEET_BUDGET=1 $(GO) test ./internal/runner -run '^TestFleetBudget$$' -count=1 -v
