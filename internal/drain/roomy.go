@@ -36,6 +36,7 @@ type fitKey struct {
 // without testing the nodes no pod has moved on or off.
 type roomy struct {
 	at    []int
+	set   nodeSet // at, by the model's order
 	order []int32
 	why   []uint8 // an index in reasons; 0 when it had room
 }
@@ -97,6 +98,7 @@ func (m *Model) roomFor(pl *sched.Placement, p *Pod, nodes []*corev1.Node) *room
 		fits, why := base.fits(p, n, nil)
 		if fits {
 			r.at = append(r.at, i)
+			r.set.set(int(r.order[i]))
 		}
 		r.why[i] = m.reasons.index(why)
 	}
@@ -136,9 +138,13 @@ func (s *Sim) walk(p *Pod, pl *sched.Placement, nodes []*corev1.Node, start int,
 // when try says so.
 func (s *Sim) candidates(r *roomy, pl *sched.Placement, nodes []*corev1.Node, start int, tolerates bool, self *corev1.Node, filled nodeSet, try func(int) bool) {
 	local := s.m.localOf(pl, nodes)
-	freed := s.freed
+	// The nodes that had room are walked anyway (a full one is skipped
+	// only while no pod has left it since); of the others, only those a
+	// pod left, and for a pod that does not tolerate a cordon, not
+	// cordoned.
+	freed := s.freed.without(r.set)
 	if !tolerates {
-		freed = freed.without(s.cordonSet) // a cordoned node takes no such pod
+		freed = freed.without(s.cordonSet)
 	}
 	if self != nil { // the node a dry run's pod leaves has its room too
 		freed = slices.Clone(freed)
