@@ -16,8 +16,8 @@ import (
 // Yet a simulation moves few pods: a node that had no room for a kind of
 // pod as the model was read still has none, unless a pod left it. So the
 // model lists once, per placement and kind of request, the nodes that had
-// room, and a search walks those and the nodes the simulation changed,
-// in the same order a walk of every node would take.
+// room, and a search walks those and the nodes a pod has left since, in
+// the same order a walk of every node would take.
 
 // fitKey is a placement and what a pod asks of a node: a pod slot, and up
 // to two GPU requests (a pod asking for more kinds is searched the long
@@ -147,8 +147,7 @@ func (s *Sim) candidates(r *roomy, pl *sched.Placement, nodes []*corev1.Node, st
 		freed = freed.without(s.cordonSet)
 	}
 	if self != nil { // the node a dry run's pod leaves has its room too
-		freed = slices.Clone(freed)
-		freed.set(s.m.order[self.Name])
+		freed.set(s.m.order[self.Name]) // freed is the copy without made
 	}
 	n := len(nodes)
 	dist := func(pos int) int { return (pos - start + n) % n }
@@ -185,8 +184,8 @@ func (m *Model) localOf(pl *sched.Placement, nodes []*corev1.Node) []int32 {
 	for i := range l {
 		l[i] = -1
 	}
-	for i, n := range nodes {
-		l[m.order[n.Name]] = int32(i)
+	for i, g := range m.globalOf(pl, nodes) {
+		l[g] = int32(i)
 	}
 	if m.local == nil {
 		m.local = map[*sched.Placement][]int32{}

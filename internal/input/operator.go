@@ -35,6 +35,7 @@ func operatorEntry(p *operator.Profile, facts *nodefacts.Set, cat *catalog.Catal
 			"node_selector":       stringMap(d.NodeSelector),
 		})
 	}
+	osTags := managedOSTags(facts)
 	return map[string]any{
 		"profile":               true,
 		"mode":                  p.Mode,
@@ -42,8 +43,8 @@ func operatorEntry(p *operator.Profile, facts *nodefacts.Set, cat *catalog.Catal
 		"operator_version_from": p.VersionFrom,
 		"from":                  stringMap(p.From),
 		"drivers":               drivers,
-		"os_tags":               anyStrings(managedOSTags(facts)),
-		"listed_os_tags":        anyStrings(listedOSTags(managedOSTags(facts), cat)),
+		"os_tags":               anyStrings(osTags),
+		"listed_os_tags":        anyStrings(listedOSTags(osTags, cat)),
 	}
 }
 
