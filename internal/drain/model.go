@@ -41,7 +41,6 @@ type Model struct {
 	reasons  reasons
 	whole    bool // New has returned: the pods are placed, m.used holds them
 	order    map[string]int
-	local    map[*sched.Placement][]int32 // model order -> eligible position
 	global   map[*sched.Placement][]int32 // eligible position -> model order
 	gpuNames []corev1.ResourceName        // every GPU resource a pod asks for
 }

@@ -120,7 +120,7 @@ func (s *Sim) walk(p *Pod, pl *sched.Placement, nodes []*corev1.Node, start int,
 	}
 	filled := s.filledFor(p)
 	if r := s.m.roomFor(pl, p, nodes); r != nil {
-		s.candidates(r, pl, nodes, start, tolerates, self, filled, try)
+		s.candidates(r, nodes, start, tolerates, self, filled, try)
 		return
 	}
 	global := s.m.globalOf(pl, nodes)
@@ -136,8 +136,7 @@ func (s *Sim) walk(p *Pod, pl *sched.Placement, nodes []*corev1.Node, start int,
 // must test, in the order of a walk from start that wraps around: the
 // nodes that had room, and those the simulation freed room on. It stops
 // when try says so.
-func (s *Sim) candidates(r *roomy, pl *sched.Placement, nodes []*corev1.Node, start int, tolerates bool, self *corev1.Node, filled nodeSet, try func(int) bool) {
-	local := s.m.localOf(pl, nodes)
+func (s *Sim) candidates(r *roomy, nodes []*corev1.Node, start int, tolerates bool, self *corev1.Node, filled nodeSet, try func(int) bool) {
 	// The nodes that had room are walked anyway (a full one is skipped
 	// only while no pod has left it since); of the others, only those a
 	// pod left, and for a pod that does not tolerate a cordon, not
@@ -151,7 +150,7 @@ func (s *Sim) candidates(r *roomy, pl *sched.Placement, nodes []*corev1.Node, st
 	}
 	n := len(nodes)
 	dist := func(pos int) int { return (pos - start + n) % n }
-	more := freed.members(s.m.order[nodes[start].Name], local)
+	more := freed.members(int(r.order[start]), r.order)
 	first := sort.SearchInts(r.at, start)
 	for i, j := 0, 0; i < len(r.at) || j < len(more); {
 		var pos int
@@ -171,27 +170,6 @@ func (s *Sim) candidates(r *roomy, pl *sched.Placement, nodes []*corev1.Node, st
 			return
 		}
 	}
-}
-
-// localOf maps the model's node order to positions in nodes (pl's
-// eligible nodes by name), -1 for a node not there; made once per
-// placement.
-func (m *Model) localOf(pl *sched.Placement, nodes []*corev1.Node) []int32 {
-	if l, ok := m.local[pl]; ok {
-		return l
-	}
-	l := make([]int32, len(m.order))
-	for i := range l {
-		l[i] = -1
-	}
-	for i, g := range m.globalOf(pl, nodes) {
-		l[g] = int32(i)
-	}
-	if m.local == nil {
-		m.local = map[*sched.Placement][]int32{}
-	}
-	m.local[pl] = l
-	return l
 }
 
 // globalOf numbers nodes (pl's eligible nodes by name) in the model's
@@ -267,21 +245,27 @@ func (f nodeSet) without(g nodeSet) nodeSet {
 	return out
 }
 
-// members lists the set's members as positions in local (members not
-// there skipped), from the one at or after i, wrapping around.
-func (f nodeSet) members(i int, local []int32) []int {
+// members lists the set's members that are in global (a placement's
+// eligible nodes numbered in the model's order, so ascending), as
+// positions in it, from the member at or after i, wrapping around. A
+// member is found by bisection: a table from every node to its position
+// would cost the whole fleet per placement.
+func (f nodeSet) members(i int, global []int32) []int {
 	var out []int
 	add := func(lo, hi int) {
 		for w := lo / 64; w < len(f) && w*64 < hi; w++ {
 			for word := f[w]; word != 0; word &= word - 1 {
 				j := w*64 + bits.TrailingZeros64(word)
-				if j >= lo && j < hi && local[j] >= 0 {
-					out = append(out, int(local[j]))
+				if j < lo || j >= hi {
+					continue
+				}
+				if pos, ok := slices.BinarySearch(global, int32(j)); ok {
+					out = append(out, pos)
 				}
 			}
 		}
 	}
-	add(i, len(local))
+	add(i, len(f)*64)
 	add(0, i)
 	return out
 }
