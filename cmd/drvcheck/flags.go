@@ -195,15 +195,17 @@ func (o *options) warn() func(string) {
 
 // fails reports whether findings reach --fail-on.
 func (o *options) fails(fs []policy.Finding) bool {
-	if o.FailOn == "none" {
-		return false
-	}
 	for _, f := range fs {
-		if policy.Rank(f.Severity) >= policy.Rank(o.FailOn) {
+		if o.failsAt(f.Severity) {
 			return true
 		}
 	}
 	return false
+}
+
+// failsAt reports whether severity reaches --fail-on.
+func (o *options) failsAt(severity string) bool {
+	return o.FailOn != "none" && severity != "" && policy.Rank(severity) >= policy.Rank(o.FailOn)
 }
 
 func colorFor(f *os.File) bool { return render.ColorFor(f) }

@@ -57,7 +57,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		if opt.Policy, err = operator.Policies(profile, pf.given(o)); err != nil {
 			return fmt.Errorf("plan: %w", err)
 		}
-		return printRolling(e, o.Output.Output, m, after, opt)
+		return printRolling(e, o, m, after, opt)
 	}
 	p, err := plan.ForNode(m, after, node, opt.Options)
 	if errors.As(err, new(*plan.UnknownNodeError)) {
@@ -87,18 +87,18 @@ func upgradeFacts(ctx context.Context, e *env, o *options, paths []string, node,
 	return m, plan.After{Facts: res.Facts, Catalog: res.Catalog, Findings: allFindings(res)}, res.Profile, nil
 }
 
-func printRolling(e *env, format string, m *drain.Model, after plan.After, opt plan.RollingOptions) error {
+// printRolling prints the rollout; its verdict's severity meets
+// --fail-on as a finding's would.
+func printRolling(e *env, o *options, m *drain.Model, after plan.After, opt plan.RollingOptions) error {
 	r, err := plan.Roll(m, after, opt)
 	if err != nil {
 		return fmt.Errorf("plan: %w", err)
 	}
-	if err := render.Rolling(e.stdout, format, r); err != nil {
+	if err := render.Rolling(e.stdout, o.Output.Output, r); err != nil {
 		return err
 	}
-	for _, n := range r.Nodes {
-		if n.Outcome == plan.Failed || n.Outcome == plan.Stuck || n.Outcome == plan.NotStarted {
-			return errFindings
-		}
+	if o.failsAt(r.Severity) {
+		return errFindings
 	}
 	return nil
 }

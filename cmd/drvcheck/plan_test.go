@@ -145,19 +145,19 @@ func TestPlanAllNamesTheStuckNode(t *testing.T) {
 	matrix := filepath.Join(dir, "support-matrix.csv")
 	edit("support-matrix.csv", "550,5.15.0-119-generic,ubuntu22.04\n", "550,5.15.0-119-generic,ubuntu22.04\n"+row107)
 	out, _, code := drvcheck(t, "", "plan", "--all", "--driver", "550.90.07", dir, "--matrix", matrix)
-	if code != 1 || !regexp.MustCompile(`1  lab-node-1 +STUCK +in drain-required`).MatchString(out) ||
+	if code != 1 || !regexp.MustCompile(`1  lab-node-1 +STUCK +waits in drain-required`).MatchString(out) ||
 		!strings.Contains(out, "lower trainer-pdb minAvailable from 4 to 3") || !strings.Contains(out, "the manual procedure") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 	// Under the operator's flow only GPU pods go, and the lab's trainer
 	// requests none: nothing stalls.
 	out, _, code = drvcheck(t, "", "plan", "--all", "--driver", "550.90.07", dir, "--matrix", matrix, "--max-unavailable", "25%")
-	if code != 0 || !strings.Contains(out, "No node stalls.") || !strings.Contains(out, "GPU-pod deletion (timeout 300s), drain off") {
+	if code != 0 || !strings.Contains(out, "no node stalls") || !strings.Contains(out, "GPU-pod deletion (timeout 300s), drain fallback off") {
 		t.Fatalf("operator flow: exit %d\n%s", code, out)
 	}
 	edit("k8s/pdb.yaml", "minAvailable: 4", "minAvailable: 3")
 	out, _, code = drvcheck(t, "", "plan", "--all", "--driver", "550.90.07", dir, "--matrix", matrix)
-	if code != 0 || !strings.Contains(out, "No node stalls.") {
+	if code != 0 || !strings.Contains(out, "no node stalls") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 }

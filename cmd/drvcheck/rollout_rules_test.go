@@ -58,7 +58,7 @@ func TestOperatorRolloutNothingStarts(t *testing.T) {
 		t.Fatalf("exit %d, %v: %s%s", r.code, err, r.stdout, r.stderr)
 	}
 	if len(plan.Scopes) != 1 || !plan.Scopes[0].Halts || plan.Scopes[0].Slots != 0 ||
-		!strings.Contains(plan.Scopes[0].Why, "1 of 4 managed node(s) are cordoned or NotReady, and maxUnavailable is 1 (25%)") {
+		!strings.Contains(plan.Scopes[0].Why, "maxUnavailable 1 (25%) is used up: 1 of 4 managed node(s) are unavailable (g3 NotReady)") {
 		t.Errorf("scopes: %+v", plan.Scopes)
 	}
 	for _, n := range plan.Nodes {

@@ -115,7 +115,7 @@ func (sc *upgradeScope) add(f nodefacts.Facts) {
 	case f.Unschedulable:
 		sc.unavailable = append(sc.unavailable, map[string]any{"node": f.Name, "why": "cordoned"})
 	}
-	if s := f.UpgradeState; s != "" && s != "upgrade-required" && s != "upgrade-done" {
+	if operator.InProgress(f.UpgradeState) {
 		sc.inProgress++
 	}
 }

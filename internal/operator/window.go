@@ -26,3 +26,15 @@ func (w Window) Available() int {
 	}
 	return avail
 }
+
+// InProgress says whether a node in the upgrade state counts as in
+// progress: every state GetTotalManagedNodes counts but unknown ("" ),
+// upgrade-done and upgrade-required (k8s-operator-libs@7d667fbaa7ac
+// pkg/upgrade/upgrade_state.go:1038-1066). upgrade-failed counts; a value
+// the library does not know counts nowhere.
+func InProgress(state string) bool { return inProgressStates[state] }
+
+var inProgressStates = map[string]bool{
+	"cordon-required": true, "wait-for-jobs-required": true, "pod-deletion-required": true, "drain-required": true,
+	"pod-restart-required": true, "validation-required": true, "uncordon-required": true, "upgrade-failed": true,
+}

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
 )
 
 // step is where a node is after an attempt to remove its pods.
@@ -25,11 +26,30 @@ const (
 // procedure's one drain. With final false a budget's refusal is not yet
 // an outcome: the evictions are retried once the nodes of the same window
 // that pass are done.
+//
+// A node already in the upgrade goes on from its state: past the phases
+// that remove pods it only waits for its driver; in drain-required it is
+// drained, or, with the drain off, goes straight to pod-restart-required
+// (ProcessDrainNodes, upgrade_state.go:731-745); in pod-deletion-required
+// the jobs are not waited for again.
 func (r *rollout) removePods(n *corev1.Node, o *NodeOutcome, final bool) step {
 	if r.Policy.Manual {
 		return r.remove(n, o, drain.ManualDrain(r.Policy), "drain-required", final)
 	}
-	if !final && !r.waitForJobs(n, o) {
+	from := r.starts[n.Name]
+	if from.entry == resumes {
+		switch from.state {
+		case statePodRestart, stateValidation, stateUncordon:
+			return passed
+		case stateDrain:
+			if !r.Policy.Drain.Enabled {
+				return passed
+			}
+			return r.remove(n, o, drain.FallbackDrain(r.Policy), stateDrain, final)
+		}
+	}
+	skipJobs := from.entry == resumes && from.state == statePodDeletion
+	if !final && !skipJobs && !r.waitForJobs(n, o) {
 		return ended
 	}
 	st := r.remove(n, o, drain.PodDeletion(r.Policy), "pod-deletion-required", final)
@@ -47,17 +67,27 @@ func (r *rollout) removePods(n *corev1.Node, o *NodeOutcome, final bool) step {
 
 // finish reloads the driver of a node whose pods are gone: a missing
 // image leaves it in pod-restart-required; otherwise it is done.
+//
+// A NotReady node cannot run its new driver pod either: the library waits
+// for the pod to be in sync and Ready (ProcessPodRestartNodes,
+// upgrade_state.go:764-833), and the node stays there, cordoned, holding
+// its slot.
 func (r *rollout) finish(n *corev1.Node, o *NodeOutcome) {
 	if img := imageStep(n.Name, r.after); len(img.Blockers) > 0 {
 		// The driver manager has already unloaded the old driver.
-		o.Outcome, o.State, o.Why = Stuck, "pod-restart-required", img.Blockers
+		o.Outcome, o.State, o.Why = Stuck, statePodRestart, img.Blockers
 		o.Note = "the new driver image is missing: the node stays cordoned with no driver loaded until it exists"
 		return
 	}
-	o.Outcome, o.State = Upgraded, "upgrade-done"
-	if n.Spec.Unschedulable {
-		o.Note = "cordoned before the upgrade: the operator leaves it cordoned"
+	if !nodefacts.Ready(n) {
+		o.Outcome, o.State = Stuck, statePodRestart
+		o.Why = []Blocker{{
+			What: n.Name + " is NotReady: its new driver pod cannot start, so the node waits, cordoned, holding its slot",
+			Fix:  "bring the node's kubelet back, or remove the node from the cluster",
+		}}
+		return
 	}
+	o.Outcome, o.State = Upgraded, stateDone
 }
 
 // waitForJobs is wait-for-jobs-required: pods of waitForCompletion's
@@ -94,11 +124,14 @@ func (r *rollout) waitForJobs(n *corev1.Node, o *NodeOutcome) bool {
 func (r *rollout) remove(n *corev1.Node, o *NodeOutcome, ph drain.Phase, state string, final bool) step {
 	res := r.sim.Run(n.Name, ph)
 	for _, e := range res.Evicted {
-		o.Evicted = append(o.Evicted, e.Pod.Key())
+		name := podName(e.Pod, n.Name)
+		o.Evicted = append(o.Evicted, name)
 		if !e.Gone && e.To == "" {
-			o.Pending = append(o.Pending, fmt.Sprintf("%s (%s)", e.Pod.Key(), e.Why))
+			r.pending = append(r.pending, pendingPod{o: o, i: len(o.Pending), pod: e.Pod.Key(), why: e.Why})
+			o.Pending = append(o.Pending, fmt.Sprintf("%s (replacement) would stay Pending: %s", e.Pod.Key(), e.Why))
 		}
 	}
+	defer func() { tagPhase(o.Why, ph.Name) }()
 	switch {
 	case len(res.Refused) > 0:
 		o.Outcome, o.State = Failed, "upgrade-failed"
@@ -127,6 +160,24 @@ func (r *rollout) remove(n *corev1.Node, o *NodeOutcome, ph drain.Phase, state s
 		o.Note = fmt.Sprintf("%s gives up after %ds", ph.Name, ph.TimeoutSeconds)
 	}
 	return ended
+}
+
+// podName is how an evicted pod is named: a replacement that landed on
+// node after an earlier eviction is not the pod read there.
+func podName(p *drain.Pod, node string) string {
+	if p.Node != node {
+		return p.Key() + " (replacement)"
+	}
+	return p.Key()
+}
+
+// tagPhase marks the blockers no phase claimed yet as phase's.
+func tagPhase(bs []Blocker, phase string) {
+	for i := range bs {
+		if bs[i].Phase == "" {
+			bs[i].Phase = phase
+		}
+	}
 }
 
 // phaseBlockers says why the filters refuse, in the phase's words.

@@ -19,6 +19,7 @@ const (
 	Stuck      = "stuck"       // waits in State for good (a timeout of 0, a missing image)
 	Skipped    = "skipped"     // already at the version, labelled to skip, or not managed
 	NotStarted = "not-started" // never gets a slot: the rollout halts before it
+	NotRolled  = "not-rolled"  // autoUpgrade is off: the operator does not roll it
 )
 
 // skipLabel keeps a node in upgrade-required.
@@ -31,6 +32,9 @@ type NodeOutcome struct {
 	Round   int       `json:"round"` // the window it starts in; 0 when it never starts
 	Outcome string    `json:"outcome"`
 	State   string    `json:"state"` // the upgrade state it ends in
+	// From is the upgrade state read on the node when the rollout began,
+	// when that was one of the library's other than upgrade-done.
+	From    string    `json:"from,omitempty"`
 	Why     []Blocker `json:"why"`
 	Evicted []string  `json:"evicted"`
 	// Pending are replacements that found no node.
@@ -50,6 +54,7 @@ type Scope struct {
 	Managed        int             `json:"managed"`
 	MaxUnavailable int             `json:"max_unavailable"`
 	Unavailable    int             `json:"unavailable"` // cordoned or NotReady before the upgrade
+	InProgress     int             `json:"in_progress"` // already in the upgrade at the outset, failed ones too
 	Slots          int             `json:"slots"`       // nodes that may start at once at the outset
 	Halts          bool            `json:"halts"`
 	Why            string          `json:"why,omitempty"` // why it halts, or why it does not roll
@@ -62,6 +67,11 @@ type Rolling struct {
 	Nodes  []NodeOutcome `json:"nodes"`
 	// Halts is true when some scope stops for good with nodes left.
 	Halts bool `json:"halts"`
+	// Verdict is the run's one-line answer, and Severity how bad it is:
+	// error when a node fails, sticks or never starts, warning when a
+	// scope is not rolled at all (VerdictOf).
+	Verdict  string `json:"verdict"`
+	Severity string `json:"severity,omitempty"`
 }
 
 // RollingOptions shape the simulation: each scope's policy comes from the
@@ -98,11 +108,11 @@ func Roll(m *drain.Model, after After, opt RollingOptions) (*Rolling, error) {
 	for _, sc := range scopes {
 		out := sc.roll(forward, after, opt.Driver, false)
 		if !sc.Policy.Manual { // the manual procedure goes in the user's order
-			other := (&scope{Scope: sc.Scope, nodes: sc.nodes, unmanaged: sc.unmanaged, cordonedBefore: sc.cordonedBefore}).roll(backward, after, opt.Driver, true)
+			other := (&scope{Scope: sc.Scope, nodes: sc.nodes, unmanaged: sc.unmanaged, starts: sc.starts, anyOrder: sc.anyOrder}).roll(backward, after, opt.Driver, true)
 			contested := sc.Halts && sc.contested(out)
 			for i := range out {
 				o := &out[i]
-				if o.Outcome != other[i].Outcome || o.State != other[i].State || contested && o.Outcome != Skipped && !sc.precordoned(o.Node) {
+				if o.Outcome != other[i].Outcome || o.State != other[i].State || contested && o.Outcome != Skipped && !sc.anyOrder[o.Node] {
 					o.OrderDependent = true
 				}
 			}
@@ -112,6 +122,7 @@ func Roll(m *drain.Model, after After, opt RollingOptions) (*Rolling, error) {
 		r.Halts = r.Halts || sc.Halts
 	}
 	slices.SortStableFunc(r.Nodes, func(a, b NodeOutcome) int { return strings.Compare(a.Node, b.Node) })
+	r.Verdict, r.Severity = VerdictOf(r)
 	for i := range r.Nodes {
 		o := &r.Nodes[i]
 		o.Why, o.Evicted, o.Pending = nonNil(o.Why), nonNilS(o.Evicted), nonNilS(o.Pending)
@@ -122,9 +133,13 @@ func Roll(m *drain.Model, after After, opt RollingOptions) (*Rolling, error) {
 // scope is a Scope with its nodes, in name order.
 type scope struct {
 	Scope
-	nodes          []*corev1.Node
-	unmanaged      []NodeOutcome
-	cordonedBefore map[string]bool
+	nodes     []*corev1.Node
+	unmanaged []NodeOutcome
+	// starts is where each node stands at the outset; anyOrder are the
+	// nodes that start whatever the order: cordoned before the upgrade,
+	// or already in it.
+	starts   map[string]start
+	anyOrder map[string]bool
 }
 
 // scopesOf groups the GPU nodes by their policy's scope.
@@ -136,7 +151,7 @@ func scopesOf(m *drain.Model, after After, opt RollingOptions) ([]*scope, error)
 		policy, name := opt.Policy(f.Image.Owner)
 		sc := byName[name]
 		if sc == nil {
-			sc = &scope{Scope: Scope{Name: name, Policy: policy}, cordonedBefore: map[string]bool{}}
+			sc = &scope{Scope: Scope{Name: name, Policy: policy}, starts: map[string]start{}, anyOrder: map[string]bool{}}
 			byName[name] = sc
 			out = append(out, sc)
 		}
@@ -145,8 +160,13 @@ func scopesOf(m *drain.Model, after After, opt RollingOptions) ([]*scope, error)
 			continue
 		}
 		sc.nodes = append(sc.nodes, n)
-		if n.Spec.Unschedulable {
-			sc.cordonedBefore[n.Name] = true
+		st := startOf(m, n, opt.Driver)
+		if policy.Manual { // the manual procedure knows no upgrade states
+			st = manualStart(n, opt.Driver)
+		}
+		sc.starts[n.Name] = st
+		if n.Spec.Unschedulable || st.entry == resumes || st.entry == keepsFail {
+			sc.anyOrder[n.Name] = true
 		}
 	}
 	for _, sc := range out {
@@ -171,39 +191,49 @@ func (sc *scope) contested(out []NodeOutcome) bool {
 		switch {
 		case o.Outcome == NotStarted:
 			left = true
-		case o.Round > 0 && !sc.precordoned(o.Node):
+		case o.Round > 0 && !sc.anyOrder[o.Node]:
 			started = true
 		}
 	}
 	return started && left
 }
 
-// precordoned says whether node was cordoned before the upgrade: such a
-// node starts without a slot, whatever the order.
-func (sc *scope) precordoned(node string) bool { return sc.cordonedBefore[node] }
-
 // roll runs one scope on sim, in name order or reversed.
 func (sc *scope) roll(sim *drain.Sim, after After, version string, reversed bool) []NodeOutcome {
 	out := slices.Clone(sc.unmanaged)
 	if !sc.Policy.AutoUpgrade {
+		// ApplyState returns at once (upgrade_state.go:372-375).
 		sc.Why = "autoUpgrade is off: the operator does not roll the driver. A driver pod restarts only when deleted (OnDelete), and its driver manager then evicts the node's GPU pods itself, with no drain and no timeout"
 		for _, n := range sc.nodes {
-			out = append(out, NodeOutcome{Node: n.Name, Scope: sc.Name, Outcome: Skipped, Note: "autoUpgrade is off"})
+			out = append(out, NodeOutcome{Node: n.Name, Scope: sc.Name, Outcome: NotRolled, State: n.Labels[nodefacts.UpgradeState],
+				Note: "the operator will not roll it: autoUpgrade is off"})
 		}
 		return out
 	}
-	run := &rollout{scope: sc, sim: sim, after: after, at: map[string]*NodeOutcome{}}
+	run := &rollout{scope: sc, sim: sim, after: after, at: map[string]*NodeOutcome{}, landed: map[string]landing{}, uncordoned: map[string]bool{}}
 	order := slices.Clone(sc.nodes)
 	if reversed {
 		slices.Reverse(order)
 	}
-	var required []*corev1.Node
+	var required, resumed []*corev1.Node
 	for _, n := range order {
-		o := &NodeOutcome{Node: n.Name, Scope: sc.Name, Outcome: NotStarted, State: "upgrade-required"}
+		o := &NodeOutcome{Node: n.Name, Scope: sc.Name, Outcome: NotStarted, State: stateRequired}
 		run.at[n.Name] = o
+		st := sc.starts[n.Name]
+		if st.state != "" && st.state != stateDone {
+			o.From = n.Labels[nodefacts.UpgradeState]
+		}
 		switch {
-		case nodefacts.Of(n).DriverVersion == version:
-			o.Outcome, o.State, o.Note = Skipped, "upgrade-done", "already runs "+version
+		case st.entry == untracked:
+			o.Outcome, o.State = Skipped, st.state
+			o.Note = st.state + " is not a state the GPU Operator's upgrade moves: the node is left as it is"
+		case st.entry == inSync:
+			o.Outcome, o.State, o.Note = Skipped, stateDone, "already runs "+version
+		case st.entry == keepsFail:
+			run.keepFailed(n, o)
+		case st.entry == resumes:
+			resumed = append(resumed, n)
+			run.inProgress++
 		case n.Labels[skipLabel] == "true":
 			o.Outcome, o.Note = Skipped, "labelled "+skipLabel+"=true: stays in upgrade-required"
 			run.required++
@@ -212,7 +242,8 @@ func (sc *scope) roll(sim *drain.Sim, after After, version string, reversed bool
 			run.required++
 		}
 	}
-	run.loop(required)
+	run.loop(resumed, required)
+	run.waitedForUncordon()
 	for _, n := range sc.nodes {
 		out = append(out, *run.at[n.Name])
 	}
@@ -227,16 +258,60 @@ type rollout struct {
 	at         map[string]*NodeOutcome
 	required   int // nodes in upgrade-required
 	inProgress int // started, not done
+	// pending are the replacements that found no node when evicted, and
+	// landed the nodes they found once one was uncordoned, by pod.
+	pending []pendingPod
+	landed  map[string]landing
+	// uncordoned are nodes cordoned as read that their upgrade uncordoned.
+	uncordoned map[string]bool
 }
 
-// loop starts nodes as the window allows until none can start.
-func (r *rollout) loop(queue []*corev1.Node) {
-	for round := 1; len(queue) > 0; round++ {
+// landing is where a Pending replacement landed, and the uncordon that
+// let it.
+type landing struct{ uncordoned, to string }
+
+// pendingPod is the i-th Pending replacement of a node's outcome o.
+type pendingPod struct {
+	o        *NodeOutcome
+	i        int
+	pod, why string
+}
+
+// waitedForUncordon rewords the Pending replacements that landed once a
+// node was uncordoned: they wait only for that.
+func (r *rollout) waitedForUncordon() {
+	for _, p := range r.pending {
+		if l, ok := r.landed[p.pod]; ok {
+			p.o.Pending[p.i] = fmt.Sprintf("%s (replacement) waits Pending only until %s is uncordoned, then lands on %s; until then: %s", p.pod, l.uncordoned, l.to, p.why)
+		}
+	}
+}
+
+// keepFailed is a node already upgrade-failed whose driver pod is out of
+// date: the library leaves it there, cordoned as it is, and counts it in
+// progress (ProcessUpgradeFailedNodes, GetUpgradesInProgress).
+func (r *rollout) keepFailed(n *corev1.Node, o *NodeOutcome) {
+	o.Outcome, o.State = Failed, stateFailed
+	o.Why = []Blocker{{
+		What: "was already upgrade-failed, and its driver pod is not in sync and Ready: the operator leaves it there, holding an upgrade slot",
+		Fix:  "fix what failed it (check's DRV030 says what holds it), then label it " + nodefacts.UpgradeState + "=upgrade-required",
+	}}
+	r.inProgress++
+}
+
+// loop starts nodes as the window allows until none can start. The nodes
+// resumed are already in the upgrade: they go on in the first round with
+// those the window lets start.
+func (r *rollout) loop(resumed, queue []*corev1.Node) {
+	for round := 1; len(queue) > 0 || round == 1 && len(resumed) > 0; round++ {
 		avail := r.window().Available()
 		if round == 1 {
-			r.Slots, r.Unavailable = avail, r.window().Unavailable
+			r.Slots, r.Unavailable, r.InProgress = avail, r.window().Unavailable, r.inProgress
 		}
 		var start, rest []*corev1.Node
+		if round == 1 {
+			start = slices.Clone(resumed)
+		}
 		for _, n := range queue {
 			// Nodes already cordoned go even without a slot.
 			if avail > 0 || r.cordoned(n) {
@@ -247,17 +322,28 @@ func (r *rollout) loop(queue []*corev1.Node) {
 			}
 		}
 		if len(start) == 0 {
-			r.Halts = true
-			r.Why = r.haltReason(len(rest))
+			r.halt(rest)
 			return
 		}
 		for _, n := range start {
-			r.sim.Cordon(n.Name)
-			r.required--
-			r.inProgress++
+			r.sim.Cordon(n.Name) // cordon-required and on are cordoned by the library
+			if r.starts[n.Name].entry != resumes {
+				r.required--
+				r.inProgress++
+			}
 		}
 		r.runRound(round, start)
 		queue = rest
+	}
+}
+
+// halt ends the scope with nodes left that never start, each told why.
+func (r *rollout) halt(left []*corev1.Node) {
+	r.Halts = true
+	why := r.noSlot()
+	r.Why = fmt.Sprintf("%d node(s) never start: %s", len(left), why)
+	for _, n := range left {
+		r.at[n.Name].Note = why
 	}
 }
 
@@ -289,15 +375,21 @@ func (r *rollout) runRound(round int, start []*corev1.Node) {
 }
 
 // done reloads the node's driver and, when it is upgraded, uncordons it
-// unless it was cordoned before (the operator keeps that cordon).
+// unless it was cordoned before (the operator keeps that cordon). The
+// replacements that waited Pending for a node land as it is uncordoned.
 func (r *rollout) done(n *corev1.Node, o *NodeOutcome) {
 	r.finish(n, o)
 	if o.Outcome != Upgraded {
 		return
 	}
 	r.inProgress--
-	if !n.Spec.Unschedulable {
-		r.sim.Uncordon(n.Name)
+	if keepsCordon(n, r.starts[n.Name]) {
+		o.Note = strings.TrimSpace(o.Note + " cordoned before its upgrade: the operator leaves it cordoned")
+		return
+	}
+	r.uncordoned[n.Name] = true
+	for _, e := range r.sim.Uncordon(n.Name) {
+		r.landed[e.Pod.Key()] = landing{uncordoned: n.Name, to: e.To}
 	}
 }
 
@@ -313,28 +405,62 @@ func (r *rollout) window() operator.Window {
 	return w
 }
 
-// cordoned says whether n is unschedulable now: cordoned before the
-// upgrade, or by it and not yet uncordoned.
+// cordoned says whether n is unschedulable now: cordoned as read and not
+// uncordoned by its upgrade since, or cordoned by the upgrade.
 func (r *rollout) cordoned(n *corev1.Node) bool {
-	return n.Spec.Unschedulable || r.sim.Cordoned(n.Name)
+	return n.Spec.Unschedulable && !r.uncordoned[n.Name] || r.sim.Cordoned(n.Name)
 }
 
-func (r *rollout) haltReason(left int) string {
+// noSlot says why no node can start: the slots maxParallelUpgrades
+// allows are held, or maxUnavailable is used up, naming the nodes.
+func (r *rollout) noSlot() string {
 	w := r.window()
-	held := 0
-	for _, o := range r.at {
-		if o.Outcome == Failed || o.Outcome == Stuck {
-			held++
+	var why []string
+	if w.MaxParallel > 0 && w.InProgress >= w.MaxParallel {
+		why = append(why, fmt.Sprintf("no free slot (%d of %d held by %s)", w.InProgress, w.MaxParallel, few(r.holders())))
+	}
+	if w.Unavailable >= w.MaxUnavailable {
+		why = append(why, fmt.Sprintf("maxUnavailable %d (%s) is used up: %d of %d managed node(s) are unavailable (%s)",
+			w.MaxUnavailable, orAll(r.Policy.MaxUnavailable), w.Unavailable, w.Total, few(r.unavailable())))
+	}
+	if len(why) == 0 { // the window allows none for a reason the two above do not cover
+		why = append(why, fmt.Sprintf("the upgrade window allows none (maxParallelUpgrades %d, maxUnavailable %d)", w.MaxParallel, w.MaxUnavailable))
+	}
+	return strings.Join(why, "; and ")
+}
+
+// holders are the nodes that hold a slot for good, each with its outcome.
+func (r *rollout) holders() []string {
+	var out []string
+	for _, n := range r.nodes {
+		if o := r.at[n.Name]; o.Outcome == Failed || o.Outcome == Stuck {
+			out = append(out, n.Name+", "+o.Outcome)
 		}
 	}
-	switch {
-	case w.Unavailable >= w.MaxUnavailable:
-		return fmt.Sprintf("%d node(s) left never start: %d of %d managed node(s) are cordoned or NotReady, and maxUnavailable is %d (%s)",
-			left, w.Unavailable, w.Total, w.MaxUnavailable, orAll(r.Policy.MaxUnavailable))
-	default:
-		return fmt.Sprintf("%d node(s) left never start: %d failed or stuck node(s) hold all %d slot(s) (maxParallelUpgrades %d)",
-			left, held, r.Policy.MaxParallel, r.Policy.MaxParallel)
+	return out
+}
+
+// unavailable are the nodes cordoned or NotReady now, each with which.
+func (r *rollout) unavailable() []string {
+	var out []string
+	for _, n := range r.nodes {
+		switch {
+		case !nodefacts.Ready(n):
+			out = append(out, n.Name+" NotReady")
+		case r.cordoned(n):
+			out = append(out, n.Name+" cordoned")
+		}
 	}
+	return out
+}
+
+// few lists a few of the entries, and how many more.
+func few(list []string) string {
+	const most = 3
+	if len(list) > most {
+		return fmt.Sprintf("%s and %d more", strings.Join(list[:most], "; "), len(list)-most)
+	}
+	return strings.Join(list, "; ")
 }
 
 func orAll(s string) string {

@@ -188,7 +188,7 @@ func TestRollingStuckHalts(t *testing.T) {
 	}
 	o := r.Nodes[0]
 	if o.State != "drain-required" || len(o.Why) != 1 || !strings.Contains(o.Why[0].What, "web-pdb refuses to evict") ||
-		o.OrderDependent || !strings.Contains(r.Scopes[0].Why, "hold all 1 slot(s)") {
+		o.OrderDependent || !strings.Contains(r.Scopes[0].Why, "no free slot (1 of 1 held by n0, stuck)") || r.Nodes[1].Note != r.Scopes[0].Why[len("2 node(s) never start: "):] {
 		t.Fatalf("n0: %+v, scope %+v", o, r.Scopes[0])
 	}
 }
@@ -386,7 +386,7 @@ func TestRollingNotReadyNodeBlocksEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !r.Halts || outcomes(r) != "g0:0:not-started g1:0:not-started g2:0:not-started g3:0:not-started" ||
-		!strings.Contains(r.Scopes[0].Why, "1 of 4 managed node(s) are cordoned or NotReady, and maxUnavailable is 1 (25%)") {
+		!strings.Contains(r.Scopes[0].Why, "maxUnavailable 1 (25%) is used up: 1 of 4 managed node(s) are unavailable (g3 NotReady)") {
 		t.Fatalf("%s %+v", outcomes(r), r.Scopes[0])
 	}
 }

@@ -21,6 +21,8 @@ const (
 type Blocker struct {
 	What string `json:"what"`
 	Fix  string `json:"fix"`
+	// Phase is the upgrade phase that meets it (plan --all).
+	Phase string `json:"phase,omitempty"`
 }
 
 // Step is one step of a node's upgrade.

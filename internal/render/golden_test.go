@@ -82,33 +82,62 @@ func TestPlanGolden(t *testing.T) {
 
 func labRolling() *plan.Rolling {
 	manual := operator.ManualPolicy(1, false, false)
-	return &plan.Rolling{Driver: "550.90.07", Halts: true,
+	return verdict(&plan.Rolling{Driver: "550.90.07", Halts: true,
 		Scopes: []plan.Scope{{Name: "all GPU nodes", Policy: manual, Managed: 4, MaxUnavailable: 4, Slots: 1, Halts: true,
-			Why: "2 node(s) left never start: 1 failed or stuck node(s) hold all 1 slot(s) (maxParallelUpgrades 1)"}},
+			Why: "2 node(s) never start: no free slot (1 of 1 held by lab-node-1, stuck)"}},
 		Nodes: []plan.NodeOutcome{
 			{Node: "lab-node-0", Scope: "all GPU nodes", Outcome: plan.Skipped, State: "upgrade-done", Note: "already runs 550.90.07", Why: []plan.Blocker{}, Evicted: []string{}, Pending: []string{}},
 			{Node: "lab-node-1", Scope: "all GPU nodes", Round: 1, Outcome: plan.Stuck, State: "drain-required", Evicted: []string{}, Pending: []string{},
-				Why: []plan.Blocker{{What: "trainer-pdb refuses to evict gpu-drv/trainer-1", Fix: "lower trainer-pdb minAvailable from 4 to 3"}}},
-			{Node: "lab-node-2", Scope: "all GPU nodes", Outcome: plan.NotStarted, State: "upgrade-required", Why: []plan.Blocker{}, Evicted: []string{}, Pending: []string{}},
-			{Node: "lab-node-3", Scope: "all GPU nodes", Outcome: plan.NotStarted, State: "upgrade-required", Why: []plan.Blocker{}, Evicted: []string{}, Pending: []string{}},
-		}}
+				Why: []plan.Blocker{{What: "trainer-pdb refuses to evict gpu-drv/trainer-1", Fix: "lower trainer-pdb minAvailable from 4 to 3", Phase: "drain"}}},
+			{Node: "lab-node-2", Scope: "all GPU nodes", Outcome: plan.NotStarted, State: "upgrade-required", Note: "no free slot (1 of 1 held by lab-node-1, stuck)",
+				Why: []plan.Blocker{}, Evicted: []string{}, Pending: []string{}},
+			{Node: "lab-node-3", Scope: "all GPU nodes", Outcome: plan.NotStarted, State: "upgrade-required", Note: "no free slot (1 of 1 held by lab-node-1, stuck)",
+				Why: []plan.Blocker{}, Evicted: []string{}, Pending: []string{}},
+		}})
+}
+
+func verdict(r *plan.Rolling) *plan.Rolling {
+	r.Verdict, r.Severity = plan.VerdictOf(r)
+	return r
 }
 
 // operatorRolling is the operator's flow over four nodes: one upgraded
-// with a replacement Pending, one failed.
+// whose replacement waits for its uncordon, one that fails GPU-pod
+// deletion and then the drain fallback, a replacement evicted again, and
+// one already failed that holds its slot.
 func operatorRolling() *plan.Rolling {
 	pol := operator.PolicyOf(nil, "ClusterPolicy/cluster-policy spec.driver.upgradePolicy", true)
-	pol.MaxParallel = 2
-	return &plan.Rolling{Driver: "550.90.07",
+	pol.MaxParallel, pol.Drain.Enabled = 3, true
+	return verdict(&plan.Rolling{Driver: "550.90.07",
 		Scopes: []plan.Scope{{Name: "every managed node", Policy: pol,
-			Managed: 4, MaxUnavailable: 1, Slots: 1}},
+			Managed: 4, MaxUnavailable: 1, Slots: 1, InProgress: 1}},
 		Nodes: []plan.NodeOutcome{
 			{Node: "g0", Round: 1, Outcome: plan.Upgraded, State: "upgrade-done", Why: []plan.Blocker{}, Evicted: []string{"ml/trainer-0"},
-				Pending: []string{"ml/trainer-0 (0/4 nodes are available: 1 node(s) were unschedulable, 3 Insufficient nvidia.com/gpu.)"}},
-			{Node: "g1", Round: 2, Outcome: plan.Failed, OrderDependent: true, State: "upgrade-failed", Note: "podDeletion gives up after 300s",
-				Evicted: []string{}, Pending: []string{},
-				Why: []plan.Blocker{{What: "trainer-pdb refuses to evict ml/trainer-1", Fix: "lower trainer-pdb minAvailable from 4 to 3"}}},
-		}}
+				Pending: []string{"ml/trainer-0 (replacement) waits Pending only until g0 is uncordoned, then lands on g0; until then: 0/4 nodes are available: 1 node(s) were unschedulable, 3 Insufficient nvidia.com/gpu."}},
+			{Node: "g1", Round: 2, Outcome: plan.Failed, OrderDependent: true, State: "upgrade-failed", Note: "drain gives up after 300s",
+				Evicted: []string{"ml/trainer-0 (replacement)"}, Pending: []string{},
+				Why: []plan.Blocker{
+					{What: "trainer-pdb refuses to evict ml/trainer-1", Fix: "lower trainer-pdb minAvailable from 4 to 3", Phase: "podDeletion"},
+					{What: "trainer-pdb refuses to evict ml/trainer-1", Fix: "lower trainer-pdb minAvailable from 4 to 3", Phase: "drain"},
+				}},
+			{Node: "g2", Outcome: plan.Failed, From: "upgrade-failed", State: "upgrade-failed", Evicted: []string{}, Pending: []string{},
+				Why: []plan.Blocker{{What: "was already upgrade-failed, and its driver pod is not in sync and Ready: the operator leaves it there, holding an upgrade slot",
+					Fix: "fix what failed it (check's DRV030 says what holds it), then label it nvidia.com/gpu-driver-upgrade-state=upgrade-required"}}},
+			{Node: "g3", Round: 1, Outcome: plan.Stuck, State: "pod-restart-required", Evicted: []string{}, Pending: []string{},
+				Why: []plan.Blocker{{What: "g3 is NotReady: its new driver pod cannot start, so the node waits, cordoned, holding its slot",
+					Fix: "bring the node's kubelet back, or remove the node from the cluster"}}},
+		}})
+}
+
+// offRolling is a scope the operator does not roll: autoUpgrade is off.
+func offRolling() *plan.Rolling {
+	pol := operator.PolicyOf(nil, "ClusterPolicy/cluster-policy spec.driver.upgradePolicy", false)
+	return verdict(&plan.Rolling{Driver: "550.90.07",
+		Scopes: []plan.Scope{{Name: "every managed node", Policy: pol, Managed: 1, MaxUnavailable: 1,
+			Why: "autoUpgrade is off: the operator does not roll the driver. A driver pod restarts only when deleted (OnDelete), and its driver manager then evicts the node's GPU pods itself, with no drain and no timeout"}},
+		Nodes: []plan.NodeOutcome{
+			{Node: "g0", Outcome: plan.NotRolled, Note: "the operator will not roll it: autoUpgrade is off", Why: []plan.Blocker{}, Evicted: []string{}, Pending: []string{}},
+		}})
 }
 
 func TestRollingGolden(t *testing.T) {
@@ -116,8 +145,9 @@ func TestRollingGolden(t *testing.T) {
 	golden(t, "rolling.json", func(b *bytes.Buffer) error { return Rolling(b, "json", labRolling()) })
 	all := labRolling()
 	all.Halts, all.Scopes[0].Halts, all.Nodes = false, false, all.Nodes[:1]
-	golden(t, "rolling-no-stall.txt", func(b *bytes.Buffer) error { return Rolling(b, "text", all) })
+	golden(t, "rolling-no-stall.txt", func(b *bytes.Buffer) error { return Rolling(b, "text", verdict(all)) })
 	golden(t, "rolling-operator.txt", func(b *bytes.Buffer) error { return Rolling(b, "text", operatorRolling()) })
+	golden(t, "rolling-off.txt", func(b *bytes.Buffer) error { return Rolling(b, "text", offRolling()) })
 }
 
 func labStatus() []status.Row {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/drvcheck/drvcheck/internal/oneline"
@@ -55,56 +54,64 @@ func blockers(w io.Writer, indent string, bs []plan.Blocker) {
 	}
 }
 
-// Rolling prints the simulated upgrade of the fleet (plan --all): each
-// scope's policy and window, one line per GPU node, and whether the
-// rollout halts.
+// Rolling prints the simulated upgrade of the fleet (plan --all): the
+// verdict, each scope's policy and window, then one line per GPU node
+// with the state it reaches, why, and the fix.
 func Rolling(w io.Writer, format string, r *plan.Rolling) error {
 	if format == "json" {
 		return writeJSON(w, r)
 	}
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "Rolling driver upgrade to %s\n", r.Driver)
+	verdict, _ := plan.VerdictOf(r)
+	fmt.Fprintf(bw, "Rolling driver upgrade to %s: %s\n", r.Driver, oneline.Escape(verdict))
 	for _, sc := range r.Scopes {
 		rollingScope(bw, sc)
 	}
+	if len(r.Nodes) > 0 {
+		fmt.Fprintf(bw, "%5s  %-20s %-12s %s\n", "round", "node", "outcome", "state reached, why, fix")
+	}
 	for _, o := range r.Nodes {
 		rollingNode(bw, o)
-	}
-	switch {
-	case r.Halts:
-		fmt.Fprintln(bw, "The rollout halts.")
-	case slices.ContainsFunc(r.Nodes, func(o plan.NodeOutcome) bool { return o.Outcome == plan.Failed || o.Outcome == plan.Stuck }):
-		fmt.Fprintln(bw, "The rollout finishes, with the nodes above left failed or stuck.")
-	default:
-		fmt.Fprintln(bw, "No node stalls.")
 	}
 	return bw.Flush()
 }
 
 func rollingScope(w io.Writer, sc plan.Scope) {
 	p := sc.Policy
+	name := oneline.Escape(sc.Name)
 	switch {
 	case p.Manual:
 		par := fmt.Sprintf("%d node(s) at a time", p.MaxParallel)
 		if p.MaxParallel == 0 {
 			par = "all nodes at once"
 		}
-		fmt.Fprintf(w, "%s: the manual procedure (kubectl drain of every pod), %s\n", oneline.Escape(sc.Name), par)
+		fmt.Fprintf(w, "%s: the manual procedure (kubectl drain of every pod), %s\n", name, par)
 	case !p.AutoUpgrade:
-		fmt.Fprintf(w, "%s: %s\n", oneline.Escape(sc.Name), oneline.Escape(sc.Why))
+		fmt.Fprintf(w, "%s (%s): the operator will not roll this scope; exit 1 with --fail-on warning\n", name, oneline.Escape(p.From))
+		fmt.Fprintf(w, "  %s\n", oneline.Escape(sc.Why))
 		return
 	default:
-		drainText := "drain off"
+		drainText := "drain fallback off"
 		if p.Drain.Enabled {
 			drainText = fmt.Sprintf("drain fallback on (timeout %ds)", p.Drain.TimeoutSeconds)
 		}
-		fmt.Fprintf(w, "%s (%s): maxParallelUpgrades %d, maxUnavailable %d of %d managed node(s), GPU-pod deletion (timeout %ds), %s\n",
-			oneline.Escape(sc.Name), oneline.Escape(p.From), p.MaxParallel, sc.MaxUnavailable, sc.Managed, p.PodDeletion.TimeoutSeconds, drainText)
+		written := p.MaxUnavailable
+		if written == "" {
+			written = "unset"
+		}
+		fmt.Fprintf(w, "%s (%s): maxParallelUpgrades %d, maxUnavailable %s (%d of %d managed node(s) may be unavailable), GPU-pod deletion (timeout %ds), %s\n",
+			name, oneline.Escape(p.From), p.MaxParallel, oneline.Escape(written), sc.MaxUnavailable, sc.Managed, p.PodDeletion.TimeoutSeconds, drainText)
 	}
-	fmt.Fprintf(w, "  %d node(s) may start at once (%d cordoned or NotReady before the upgrade)\n", sc.Slots, sc.Unavailable)
+	fmt.Fprintf(w, "  at the outset: %d node(s) may start; %d already in the upgrade; %d cordoned or NotReady\n", sc.Slots, sc.InProgress, sc.Unavailable)
 	if sc.Halts {
 		fmt.Fprintf(w, "  halts: %s\n", oneline.Escape(sc.Why))
 	}
+}
+
+// outcomeWords are the outcomes as the text shows them.
+var outcomeWords = map[string]string{
+	plan.Upgraded: "UPGRADED", plan.Failed: "FAILED", plan.Stuck: "STUCK", plan.Skipped: "SKIPPED",
+	plan.NotStarted: "NOT STARTED", plan.NotRolled: "NOT ROLLED",
 }
 
 func rollingNode(w io.Writer, o plan.NodeOutcome) {
@@ -112,24 +119,51 @@ func rollingNode(w io.Writer, o plan.NodeOutcome) {
 	if o.Round > 0 {
 		round = fmt.Sprint(o.Round)
 	}
-	detail := o.Note
+	var detail []string
+	if o.From != "" {
+		detail = append(detail, "was "+o.From+" when read")
+	}
 	switch o.Outcome {
 	case plan.Upgraded:
-		detail = strings.TrimSpace(fmt.Sprintf("%d pod(s) evicted %s", len(o.Evicted), o.Note))
-	case plan.Failed, plan.Stuck:
-		detail = "in " + o.State
-		if o.Note != "" {
-			detail += ": " + o.Note
-		}
+		detail = append(detail, fmt.Sprintf("%d pod(s) evicted", len(o.Evicted)))
+	case plan.Stuck:
+		detail = append(detail, "waits in "+o.State)
 	}
-	outcome := strings.ToUpper(o.Outcome)
+	if o.Note != "" {
+		detail = append(detail, o.Note)
+	}
+	outcome := outcomeWords[o.Outcome]
+	if outcome == "" {
+		outcome = strings.ToUpper(o.Outcome)
+	}
 	if o.OrderDependent {
 		outcome += "?"
-		detail += " (depends on the operator's order: one of the nodes that may end so)"
+		detail = append(detail, "depends on the operator's order: one of the nodes that may end so")
 	}
-	fmt.Fprintf(w, "%3s  %-20s %-12s %s\n", round, oneline.Escape(o.Node), outcome, oneline.Escape(strings.TrimSpace(detail)))
+	fmt.Fprintf(w, "%5s  %-20s %-12s %s\n", round, oneline.Escape(o.Node), outcome, oneline.Escape(strings.Join(detail, "; ")))
 	for _, p := range o.Pending {
-		fmt.Fprintf(w, "       pending: %s\n", oneline.Escape(p))
+		fmt.Fprintf(w, "         pending: %s\n", oneline.Escape(p))
 	}
-	blockers(w, "       ", o.Why)
+	phaseBlockers(w, "         ", o.Why)
+}
+
+// phaseBlockers prints a node's blockers under the phase that met them; a
+// phase that follows another's failure (the drain fallback after GPU-pod
+// deletion) says so.
+func phaseBlockers(w io.Writer, indent string, bs []plan.Blocker) {
+	prev := ""
+	for _, b := range bs {
+		why := "why: "
+		switch {
+		case b.Phase != "" && prev != "" && b.Phase != prev:
+			why = fmt.Sprintf("why (then %s, after %s failed): ", b.Phase, prev)
+		case b.Phase != "":
+			why = "why (" + b.Phase + "): "
+		}
+		prev = b.Phase
+		fmt.Fprintf(w, "%s%s%s\n", indent, why, oneline.Escape(b.What))
+		if b.Fix != "" {
+			fmt.Fprintf(w, "%sfix: %s\n", indent, oneline.Escape(b.Fix))
+		}
+	}
 }
