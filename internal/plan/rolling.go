@@ -27,11 +27,11 @@ const skipLabel = "nvidia.com/gpu-driver-upgrade.skip"
 
 // NodeOutcome is what the rolling upgrade does with one GPU node.
 type NodeOutcome struct {
-	Node    string    `json:"node"`
-	Scope   string    `json:"scope"`
-	Round   int       `json:"round"` // the window it starts in; 0 when it never starts
-	Outcome string    `json:"outcome"`
-	State   string    `json:"state"` // the upgrade state it ends in
+	Node    string `json:"node"`
+	Scope   string `json:"scope"`
+	Round   int    `json:"round"` // the window it starts in; 0 when it never starts
+	Outcome string `json:"outcome"`
+	State   string `json:"state"` // the upgrade state it ends in
 	// From is the upgrade state read on the node when the rollout began,
 	// when that was one of the library's other than upgrade-done.
 	From    string    `json:"from,omitempty"`
