@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/drvcheck/drvcheck/internal/registry/registrytest"
+	"github.com/drvcheck/drvcheck/policy"
 	"github.com/drvcheck/drvcheck/internal/testcluster"
 )
 
@@ -37,6 +38,11 @@ type fnode struct {
 	notReady bool
 	cordoned bool
 	skip     bool
+	// state is an upgrade state an earlier rollout left, labelled once the
+	// scenario's pods run; cordon cordons the node then, as the library
+	// does from cordon-required on.
+	state  string
+	cordon bool
 }
 
 type fidelityScenario struct {
@@ -71,6 +77,16 @@ spec:
 `, name, replicas, gpus, extra)
 }
 
+// spreadDeployment is gpuDeployment with one pod per node (required
+// hostname anti-affinity).
+func spreadDeployment(name string, replicas int) string {
+	return strings.Replace(gpuDeployment(name, replicas, 1, ""), "      containers:", fmt.Sprintf(`      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: %s}}}
+      containers:`, name), 1)
+}
+
 func budget(name, rule string) string {
 	return fmt.Sprintf("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: %[1]s-pdb, namespace: ml}\nspec:\n  %[2]s\n  selector: {matchLabels: {app: %[1]s}}\n---\n", name, rule)
 }
@@ -90,7 +106,14 @@ spec:
 `
 
 func threeNodes(edit func(*fnode)) []fnode {
-	ns := []fnode{{name: "g0", gpus: 2}, {name: "g1", gpus: 2}, {name: "g2", gpus: 2}}
+	return nodes(3, edit)
+}
+
+func nodes(n int, edit func(*fnode)) []fnode {
+	var ns []fnode
+	for i := range n {
+		ns = append(ns, fnode{name: fmt.Sprintf("g%d", i), gpus: 2})
+	}
 	for i := range ns {
 		edit(&ns[i])
 	}
@@ -129,6 +152,25 @@ spec:
 		nodes:   []fnode{{name: "g0", gpus: 2}, {name: "g1", gpus: 1, skip: true}},
 		first:   gpuDeployment("filler", 1, 1, `, kubernetes.io/hostname: g1`),
 		objects: gpuDeployment("trainer", 2, 1, "") + budget("trainer", "maxUnavailable: 1")},
+	// An earlier rollout left g0 upgrade-failed (and someone uncordoned
+	// it): its driver pod is out of date, so it stays failed and holds the
+	// only slot (issue 25's first case).
+	{name: "a node already upgrade-failed", policy: basePolicy(""),
+		nodes:   nodes(4, func(n *fnode) { n.state = map[bool]string{true: "upgrade-failed"}[n.name == "g0"] }),
+		objects: cpuWeb},
+	// g3 has no kubelet: a window that lets every node start lets it start
+	// too, and its new driver pod never runs (issue 25's second case).
+	{name: "a NotReady node under a permissive window",
+		policy: "autoUpgrade: true\nmaxParallelUpgrades: 0\nmaxUnavailable: 100%\npodDeletion: {force: false, deleteEmptyDir: false, timeoutSeconds: 8}\n",
+		nodes:  []fnode{{name: "g0", gpus: 2}, {name: "g1", gpus: 2}, {name: "g2", gpus: 2}, {name: "g3", gpus: 2, notReady: true}}},
+	// g1 was left in drain-required, cordoned, with a trainer pod its
+	// budget will not let go: the drain fails, and g1's slot stays held.
+	{name: "a node mid-upgrade whose drain a budget blocks",
+		policy: basePolicy("drain: {enable: true, force: true, deleteEmptyDir: true, timeoutSeconds: 8}"),
+		nodes:  threeNodes(func(n *fnode) { n.state, n.cordon = map[bool]string{true: "drain-required"}[n.name == "g1"], n.name == "g1" }),
+		objects: spreadDeployment("trainer", 3) + budget("trainer", "minAvailable: 3")},
+	{name: "autoUpgrade off", policy: strings.Replace(basePolicy(""), "autoUpgrade: true", "autoUpgrade: false", 1), nodes: threeNodes(same),
+		objects: gpuDeployment("trainer", 3, 1, "") + budget("trainer", "maxUnavailable: 1")},
 }
 
 func TestFidelityAgainstTheUpgradeLibrary(t *testing.T) {
@@ -140,9 +182,12 @@ func TestFidelityAgainstTheUpgradeLibrary(t *testing.T) {
 	for _, sc := range fidelityScenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel() // each on its own control plane; they mostly wait
-			predicted, actual := runScenario(t, reconciler, reg.Host, sc)
+			predicted, checked, actual := runScenario(t, reconciler, reg.Host, sc)
 			if diff := compareRollout(predicted, actual); diff != "" {
 				t.Errorf("drvcheck and the upgrade library differ:\n%s", diff)
+			}
+			if diff := compareWithCheck(predicted, checked.byRule("DRV030")); diff != "" {
+				t.Errorf("check and plan --all differ:\n%s", diff)
 			}
 		})
 	}
@@ -166,10 +211,16 @@ type predictedNode struct {
 	Node           string `json:"node"`
 	Outcome        string `json:"outcome"`
 	State          string `json:"state"`
-	OrderDependent bool   `json:"order_dependent"`
+	From           string `json:"from"`
+	Note           string `json:"note"`
+	Why            []struct{ What string }
+	OrderDependent bool `json:"order_dependent"`
 }
 
-func runScenario(t *testing.T, reconciler, registry string, sc fidelityScenario) ([]predictedNode, map[string]string) {
+// runScenario sets the scenario up and returns what plan --all predicts,
+// what scan (check of a live cluster) reports before the rollout, and the states
+// the library leaves.
+func runScenario(t *testing.T, reconciler, registry string, sc fidelityScenario) ([]predictedNode, jsonReport, map[string]string) {
 	c := testcluster.Start(t, testcluster.Options{})
 	dir := t.TempDir()
 	apply := func(name, yaml string) {
@@ -190,6 +241,7 @@ func runScenario(t *testing.T, reconciler, registry string, sc fidelityScenario)
 	waitSettled(t, c, sc.nodes)
 	apply("objects", sc.objects)
 	waitSettled(t, c, sc.nodes)
+	markStates(t, c, sc.nodes)
 
 	r := drv(t, "plan", "--all", "--driver", fidelityTo, "--kubeconfig="+c.Kubeconfig, "--cache-dir="+t.TempDir(), "-o", "json")
 	if r.code == exitError {
@@ -199,6 +251,7 @@ func runScenario(t *testing.T, reconciler, registry string, sc fidelityScenario)
 	if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil {
 		t.Fatalf("%v\n%s", err, r.stdout)
 	}
+	checked := drvJSON(t, "scan", "--kubeconfig="+c.Kubeconfig, "--cache-dir="+t.TempDir())
 
 	// The new driver: the DaemonSet's template changes, its pods (OnDelete)
 	// are out of date, and the library takes over.
@@ -218,7 +271,7 @@ func runScenario(t *testing.T, reconciler, registry string, sc fidelityScenario)
 		t.Fatalf("%v\n%s", err, out)
 	}
 	t.Logf("drvcheck: %+v\nlibrary: %v", plan.Nodes, actual.Nodes)
-	return plan.Nodes, actual.Nodes
+	return plan.Nodes, checked, actual.Nodes
 }
 
 // TestCompareRollout holds the comparison to what it must catch.
@@ -244,6 +297,89 @@ func TestCompareRollout(t *testing.T) {
 			t.Errorf("%s: %q, want %q", actual, d, want)
 		}
 	}
+}
+
+// compareWithCheck names where check's DRV030 and plan --all disagree on
+// the same cluster. Each node DRV030 reports is one plan --all read in
+// the same state; one DRV030 fails (upgrade-failed) does not upgrade
+// unless the plan says it recovers; one whose blockers DRV030 names
+// (a budget that refuses) does not upgrade, and the plan names the same
+// budget. Each node plan --all read mid-upgrade is one DRV030 reports.
+func compareWithCheck(predicted []predictedNode, drv030 []policy.Finding) string {
+	var diffs []string
+	reported := map[string]bool{}
+	byNode := map[string]predictedNode{}
+	for _, p := range predicted {
+		byNode[p.Node] = p
+	}
+	for _, f := range drv030 {
+		reported[f.Node] = true
+		p, ok := byNode[f.Node]
+		switch {
+		case !ok:
+			diffs = append(diffs, f.Node+": DRV030 reports it, plan --all does not roll it")
+			continue
+		case p.From == "" || !strings.Contains(f.Message, " is in "+p.From+" "):
+			diffs = append(diffs, fmt.Sprintf("%s: plan --all read its state as %q; DRV030 says %q", f.Node, p.From, f.Message))
+		case f.Severity == policy.Error && p.Outcome == "upgraded" && !strings.Contains(p.Note, "recovers"):
+			diffs = append(diffs, f.Node+": DRV030 says it failed, plan --all upgrades it without saying why")
+		}
+		for _, b := range refusingBudgets(f.Message) {
+			if p.Outcome == "upgraded" || !slices.ContainsFunc(p.Why, func(w struct{ What string }) bool { return strings.HasPrefix(w.What, b+" ") }) {
+				diffs = append(diffs, fmt.Sprintf("%s: DRV030 says %s holds it; plan --all says %s %+v", f.Node, b, p.Outcome, p.Why))
+			}
+		}
+	}
+	for _, p := range predicted {
+		if p.From != "" && !reported[p.Node] {
+			diffs = append(diffs, fmt.Sprintf("%s: plan --all read it in %s; DRV030 does not report it", p.Node, p.From))
+		}
+	}
+	return strings.Join(diffs, "\n")
+}
+
+// TestCompareWithCheck holds the check-and-plan comparison to what it
+// must catch.
+func TestCompareWithCheck(t *testing.T) {
+	failed := policy.Finding{Rule: "DRV030", Severity: policy.Error, Node: "g0",
+		Message: "g0 is in upgrade-failed and failed: ...; trainer-pdb refuses evictions in podDeletion (x): lower it"}
+	held := predictedNode{Node: "g0", Outcome: "failed", State: "upgrade-failed", From: "upgrade-failed",
+		Why: []struct{ What string }{{What: "was already upgrade-failed"}, {What: "trainer-pdb refuses to evict ml/t-0"}}}
+	if d := compareWithCheck([]predictedNode{held}, []policy.Finding{failed}); d != "" {
+		t.Errorf("agreeing: %s", d)
+	}
+	upgraded := held
+	upgraded.Outcome, upgraded.Why = "upgraded", nil
+	fresh := held
+	fresh.From = ""
+	for name, c := range map[string]struct {
+		plan []predictedNode
+		want string
+	}{
+		"upgraded without a word": {[]predictedNode{upgraded}, "g0: DRV030 says it failed, plan --all upgrades it without saying why"},
+		"state not read":          {[]predictedNode{fresh}, `g0: plan --all read its state as ""`},
+		"budget not named":        {[]predictedNode{upgraded}, "g0: DRV030 says trainer-pdb holds it"},
+		"not rolled":              {nil, "g0: DRV030 reports it, plan --all does not roll it"},
+	} {
+		if d := compareWithCheck(c.plan, []policy.Finding{failed}); !strings.Contains(d, c.want) {
+			t.Errorf("%s: %q, want %q", name, d, c.want)
+		}
+	}
+	if d := compareWithCheck([]predictedNode{held}, nil); !strings.Contains(d, "g0: plan --all read it in upgrade-failed; DRV030 does not report it") {
+		t.Errorf("unreported: %q", d)
+	}
+}
+
+// refusingBudgets are the budgets a DRV030 message says refuse evictions
+// ("NAME refuses evictions in PHASE").
+func refusingBudgets(message string) []string {
+	var out []string
+	for _, part := range strings.Split(message, "; ") {
+		if i := strings.Index(part, " refuses evictions in "); i > 0 {
+			out = append(out, part[:i])
+		}
+	}
+	return out
 }
 
 // compareRollout names every difference: a node not order-dependent that
@@ -344,6 +480,20 @@ spec:
 	}
 	return ds("nvidia-driver-daemonset", "nvcr.io/nvidia/driver:"+version+"-ubuntu22.04") +
 		ds("nvidia-operator-validator", "nvcr.io/nvidia/gpu-operator-validator:v25.10.1")
+}
+
+// markStates labels the states an earlier rollout left, and cordons the
+// nodes it held.
+func markStates(t *testing.T, c *testcluster.Cluster, nodes []fnode) {
+	t.Helper()
+	for _, n := range nodes {
+		if n.state != "" {
+			kubectl(t, c, "label", "node", n.name, "--overwrite", "nvidia.com/gpu-driver-upgrade-state="+n.state)
+		}
+		if n.cordon {
+			kubectl(t, c, "cordon", n.name)
+		}
+	}
 }
 
 // setNodeStates makes the NotReady nodes say so: without a kubelet a node

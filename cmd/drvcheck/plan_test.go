@@ -161,3 +161,60 @@ func TestPlanAllNamesTheStuckNode(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 }
+
+// A rollout under way (testdata/operator/midrollout), from files. The
+// upgrade library's code (k8s-operator-libs@7d667fbaa7ac
+// pkg/upgrade/upgrade_state.go) gives: g0 stays upgrade-failed (its driver
+// pod is out of date, ProcessUpgradeFailedNodes); g1's drain is refused by
+// trainer-pdb, so it fails after drain.timeoutSeconds; g2's driver pod
+// restarts and it is done; g0 and g1 then hold both slots of
+// maxParallelUpgrades 2, so g3 never starts. check's DRV030 reports the
+// three nodes under way, and the two commands agree. The text is held
+// whole in testdata/plan-midrollout.txt.
+func TestPlanAllFromAMidRollout(t *testing.T) {
+	repo := operatorRegistry(t, "570.86.15-ubuntu22.04")
+	args := []string{opFile("midrollout"), "--driver-repository", repo, "--cache-dir=" + t.TempDir()}
+	r := drv(t, append([]string{"plan", "--all", "--driver", "570.86.15", "-o", "json"}, args...)...)
+	var plan struct{ Nodes []predictedNode }
+	if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil || r.code != 1 {
+		t.Fatalf("exit %d, %v: %s%s", r.code, err, r.stdout, r.stderr)
+	}
+	var got []string
+	for _, n := range plan.Nodes {
+		got = append(got, n.Node+":"+n.State)
+	}
+	if want := "g0:upgrade-failed g1:upgrade-failed g2:upgrade-done g3:upgrade-required"; strings.Join(got, " ") != want {
+		t.Errorf("states %s, want %s", strings.Join(got, " "), want)
+	}
+	checked := drvJSON(t, append([]string{"check"}, args...)...)
+	if len(checked.byRule("DRV030")) != 3 {
+		t.Errorf("DRV030: %+v", checked.byRule("DRV030"))
+	}
+	if diff := compareWithCheck(plan.Nodes, checked.byRule("DRV030")); diff != "" {
+		t.Errorf("check and plan --all differ:\n%s", diff)
+	}
+	text := drv(t, append([]string{"plan", "--all", "--driver", "570.86.15"}, args...)...)
+	goldenText(t, filepath.Join("testdata", "plan-midrollout.txt"), strings.ReplaceAll(text.stdout, repo, "REGISTRY/nvidia/driver"))
+}
+
+// goldenText compares out with the file at path, or rewrites it with
+// -update.
+func goldenText(t *testing.T, path, out string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./cmd/drvcheck -update writes it)", err)
+	}
+	if out != string(want) {
+		t.Errorf("%s differs (go test ./cmd/drvcheck -run %s -update, then review the diff):\n--- got\n%s--- want\n%s", path, t.Name(), out, want)
+	}
+}

@@ -147,8 +147,10 @@ func gpuPodSpecFilter(pod corev1.Pod) bool {
 }
 
 // atRest are the states the library leaves a node in until something
-// outside it changes: the others are passed through or timed out.
-var atRest = map[string]bool{"upgrade-required": true, "upgrade-done": true, "upgrade-failed": true}
+// outside it changes: the others are passed through or timed out. No
+// state ("") is one with autoUpgrade off, when ApplyState does nothing;
+// with it on, the first reconcile moves such a node on.
+var atRest = map[string]bool{"": true, "upgrade-required": true, "upgrade-done": true, "upgrade-failed": true}
 
 // settle reconciles every second, as the operator's requeue would, until
 // the nodes' states have not changed for quiet with every node at rest,

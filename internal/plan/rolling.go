@@ -46,6 +46,14 @@ type NodeOutcome struct {
 	OrderDependent bool `json:"order_dependent"`
 }
 
+// note adds to the outcome's note.
+func (o *NodeOutcome) note(s string) {
+	if o.Note != "" {
+		s = o.Note + "; " + s
+	}
+	o.Note = s
+}
+
 // Scope is the nodes one upgrade policy rolls: every managed node under a
 // ClusterPolicy, each NVIDIADriver's own since v26.7.
 type Scope struct {
@@ -234,6 +242,9 @@ func (sc *scope) roll(sim *drain.Sim, after After, version string, reversed bool
 		case st.entry == resumes:
 			resumed = append(resumed, n)
 			run.inProgress++
+			if o.From == stateFailed {
+				o.Note = "recovers from upgrade-failed: its driver pod already runs " + version + " and is Ready"
+			}
 		case n.Labels[skipLabel] == "true":
 			o.Outcome, o.Note = Skipped, "labelled "+skipLabel+"=true: stays in upgrade-required"
 			run.required++
@@ -289,14 +300,33 @@ func (r *rollout) waitedForUncordon() {
 
 // keepFailed is a node already upgrade-failed whose driver pod is out of
 // date: the library leaves it there, cordoned as it is, and counts it in
-// progress (ProcessUpgradeFailedNodes, GetUpgradesInProgress).
+// progress (ProcessUpgradeFailedNodes, GetUpgradesInProgress). What a
+// retry would meet in each phase is listed: most often what failed it.
 func (r *rollout) keepFailed(n *corev1.Node, o *NodeOutcome) {
 	o.Outcome, o.State = Failed, stateFailed
-	o.Why = []Blocker{{
+	retry := r.retryBlockers(n)
+	fix := "find what failed it (a driver pod that restarted more than 10 times, a validation timeout), then label it " + nodefacts.UpgradeState + "=upgrade-required"
+	if len(retry) > 0 {
+		fix = "fix what a retry meets (below), then label it " + nodefacts.UpgradeState + "=upgrade-required"
+	}
+	o.Why = append([]Blocker{{
 		What: "was already upgrade-failed, and its driver pod is not in sync and Ready: the operator leaves it there, holding an upgrade slot",
-		Fix:  "fix what failed it (check's DRV030 says what holds it), then label it " + nodefacts.UpgradeState + "=upgrade-required",
-	}}
+		Fix:  fix,
+	}}, retry...)
 	r.inProgress++
+}
+
+// retryBlockers are what each phase that removes pods would meet on n
+// now: pods its filters refuse, and budgets that refuse for good.
+func (r *rollout) retryBlockers(n *corev1.Node) []Blocker {
+	var out []Blocker
+	for _, ph := range drain.UpgradePhases(r.Policy) {
+		screen, _ := ph.Screen(n.Name, r.sim.PodsOn(n.Name))
+		bs := append(phaseBlockers(ph, screen), budgetStep(r.sim.Model(), n.Name, r.sim.RoomIn(n.Name, ph)).Blockers...)
+		tagPhase(bs, ph.Name)
+		out = append(out, bs...)
+	}
+	return out
 }
 
 // loop starts nodes as the window allows until none can start. The nodes
@@ -305,8 +335,8 @@ func (r *rollout) keepFailed(n *corev1.Node, o *NodeOutcome) {
 func (r *rollout) loop(resumed, queue []*corev1.Node) {
 	for round := 1; len(queue) > 0 || round == 1 && len(resumed) > 0; round++ {
 		avail := r.window().Available()
-		if round == 1 {
-			r.Slots, r.Unavailable, r.InProgress = avail, r.window().Unavailable, r.inProgress
+		if round == 1 { // the library's count may be negative: no slot
+			r.Slots, r.Unavailable, r.InProgress = max(avail, 0), r.window().Unavailable, r.inProgress
 		}
 		var start, rest []*corev1.Node
 		if round == 1 {
@@ -368,7 +398,7 @@ func (r *rollout) runRound(round int, start []*corev1.Node) {
 		if r.removePods(n, o, true) == passed {
 			r.done(n, o)
 			if !r.Policy.Manual {
-				o.Note = strings.TrimSpace(o.Note + " (its evictions pass once the nodes started with it are done, if that is within the timeout)")
+				o.note("its evictions pass once the nodes started with it are done, if that is within the timeout")
 			}
 		}
 	}
@@ -384,7 +414,7 @@ func (r *rollout) done(n *corev1.Node, o *NodeOutcome) {
 	}
 	r.inProgress--
 	if keepsCordon(n, r.starts[n.Name]) {
-		o.Note = strings.TrimSpace(o.Note + " cordoned before its upgrade: the operator leaves it cordoned")
+		o.note("cordoned before its upgrade: the operator leaves it cordoned")
 		return
 	}
 	r.uncordoned[n.Name] = true
