@@ -15,8 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/drvcheck/drvcheck/internal/registry/registrytest"
-	"github.com/drvcheck/drvcheck/policy"
 	"github.com/drvcheck/drvcheck/internal/testcluster"
+	"github.com/drvcheck/drvcheck/policy"
 )
 
 // The fidelity suite (docs/fidelity.md): each scenario is set up on the
@@ -167,7 +167,9 @@ spec:
 	// budget will not let go: the drain fails, and g1's slot stays held.
 	{name: "a node mid-upgrade whose drain a budget blocks",
 		policy: basePolicy("drain: {enable: true, force: true, deleteEmptyDir: true, timeoutSeconds: 8}"),
-		nodes:  threeNodes(func(n *fnode) { n.state, n.cordon = map[bool]string{true: "drain-required"}[n.name == "g1"], n.name == "g1" }),
+		nodes: threeNodes(func(n *fnode) {
+			n.state, n.cordon = map[bool]string{true: "drain-required"}[n.name == "g1"], n.name == "g1"
+		}),
 		objects: spreadDeployment("trainer", 3) + budget("trainer", "minAvailable: 3")},
 	{name: "autoUpgrade off", policy: strings.Replace(basePolicy(""), "autoUpgrade: true", "autoUpgrade: false", 1), nodes: threeNodes(same),
 		objects: gpuDeployment("trainer", 3, 1, "") + budget("trainer", "maxUnavailable: 1")},
