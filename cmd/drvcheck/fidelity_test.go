@@ -171,6 +171,16 @@ spec:
 			n.state, n.cordon = map[bool]string{true: "drain-required"}[n.name == "g1"], n.name == "g1"
 		}),
 		objects: spreadDeployment("trainer", 3) + budget("trainer", "minAvailable: 3")},
+	// Two trainer pods per node, spread by hostname with maxSkew 1. The
+	// first pod deleted from a cordoned node cannot land on another (2
+	// there against 1 left on the cordoned node), though GPUs are free;
+	// the budget then refuses the second, and the node fails. Without the
+	// spread the replacement would land, and every node upgrade.
+	{name: "a workload spread by hostname", policy: basePolicy(""),
+		nodes: nodes(3, func(n *fnode) { n.gpus = 4 }),
+		objects: strings.Replace(gpuDeployment("trainer", 6, 1, ""), "      containers:", `      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: trainer}}}
+      containers:`, 1) + budget("trainer", "maxUnavailable: 1")},
 	{name: "autoUpgrade off", policy: strings.Replace(basePolicy(""), "autoUpgrade: true", "autoUpgrade: false", 1), nodes: threeNodes(same),
 		objects: gpuDeployment("trainer", 3, 1, "") + budget("trainer", "maxUnavailable: 1")},
 }

@@ -15,6 +15,8 @@ type group struct {
 	ns     string
 	labels map[string]string
 	terms  []antiTerm
+	// spread are its pods' topology spread constraints (spread.go).
+	spread []spreadTerm
 	// rules is what keeps its pods off nodes (buildRules).
 	rules []rule
 	// counted: some rule reads where its pods are, so the model and each

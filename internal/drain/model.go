@@ -98,7 +98,7 @@ func (m *Model) Node(name string) *corev1.Node { return m.node[name] }
 func (m *Model) PodsOn(node string) []*Pod { return m.onNode[node] }
 
 // prepare builds the fleet on the label keys the pods' specs read and notes
-// the topology keys of anti-affinity terms.
+// the topology keys of anti-affinity terms and spread constraints.
 func (m *Model) prepare() {
 	seen := map[*corev1.PodSpec]bool{}
 	var specs []*corev1.PodSpec
@@ -121,12 +121,16 @@ func (m *Model) prepare() {
 		for _, t := range g.terms {
 			keys[t.key] = true
 		}
+		for _, t := range g.spread {
+			keys[t.key] = true
+		}
 	}
 	for k := range keys {
 		m.topoKeys = append(m.topoKeys, k)
 	}
 	slices.Sort(m.topoKeys)
 	m.buildRules()
+	m.buildSpread()
 }
 
 // index lists the pods per node and, unless place did, counts them per
@@ -200,7 +204,11 @@ func (m *Model) newGroup(ns string, podLabels map[string]string, spec *corev1.Po
 	if err != nil {
 		return nil, err
 	}
-	g := &group{ns: ns, labels: podLabels, terms: terms}
+	spread, err := parseSpread(spec, podLabels)
+	if err != nil {
+		return nil, err
+	}
+	g := &group{ns: ns, labels: podLabels, terms: terms, spread: spread}
 	m.groups = append(m.groups, g)
 	return g, nil
 }

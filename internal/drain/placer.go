@@ -184,7 +184,10 @@ func (s *Sim) search(p *Pod, dry, quiet bool) (node, why string) {
 	tolerates := sched.ToleratesCordon(p.Spec)
 	rules := s.m.rulesFor(p.group)
 	key := searchKey(pl, p, rules, tolerates, self)
-	if f, ok := s.failed(key, tolerates); ok {
+	// A spread constraint's failure may end when a pod lands elsewhere
+	// (the global minimum rises): it is never remembered.
+	floors := s.spreadFloors(p, pl, self)
+	if f, ok := s.failed(key, tolerates); ok && floors == nil {
 		if !quiet && (!f.worded || f.at.cordons != s.room.cordons) {
 			f.why, f.worded = s.whyNot(p, pl, nodes, tolerates, rules), true
 			s.remember(key, f)
@@ -195,6 +198,9 @@ func (s *Sim) search(p *Pod, dry, quiet bool) (node, why string) {
 	try := func(pos int) bool {
 		n := nodes[pos]
 		if (s.cordoned[n.Name] && !tolerates) || s.conflicts(rules, n, p.group, self) {
+			return false
+		}
+		if floors != nil && s.skewed(p, n, floors, self) != "" {
 			return false
 		}
 		if fits, _ := s.fits(p, n, self); !fits {
@@ -217,7 +223,9 @@ func (s *Sim) search(p *Pod, dry, quiet bool) (node, why string) {
 	if f.worded {
 		f.why = s.whyNot(p, pl, nodes, tolerates, rules)
 	}
-	s.remember(key, f)
+	if floors == nil {
+		s.remember(key, f)
+	}
 	return "", f.why
 }
 
@@ -254,12 +262,15 @@ func (s *Sim) whyNot(p *Pod, pl *sched.Placement, nodes []*corev1.Node, tolerate
 	// With the index, a node no pod moved on or off has the reason it had
 	// as read, and the cordons are a bitset: no map is read per node.
 	r := s.m.roomFor(pl, p, nodes)
+	floors := s.spreadFloors(p, pl, nil)
 	for i, n := range nodes {
 		switch {
 		case !tolerates && s.isCordoned(r, i, n):
 			reasons[sched.ReasonUnschedulable]++
 		case s.conflicts(rules, n, nil, nil):
 			reasons[ReasonAntiAffinity]++
+		case floors != nil && s.skewed(p, n, floors, nil) != "":
+			reasons[s.skewed(p, n, floors, nil)]++
 		case r != nil && r.why[i] != 0 && !s.changed.has(int(r.order[i])):
 			reasons[s.m.reasons.word(r.why[i])]++
 		default:

@@ -1,0 +1,177 @@
+package drain
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+
+	"github.com/drvcheck/drvcheck/internal/sched"
+)
+
+// Reasons the scheduler's PodTopologySpread filter gives for a node.
+const (
+	ReasonSpread      = "node(s) didn't match pod topology spread constraints"
+	ReasonSpreadLabel = "node(s) didn't match pod topology spread constraints (missing required label)"
+)
+
+// spreadTerm is one topologySpreadConstraint with whenUnsatisfiable
+// DoNotSchedule, parsed. The scheduler's plugin is not importable; this
+// follows the API's own account of the fields (k8s.io/api v0.37.2
+// core/v1/types.go:4919-5033) and the documentation ("Pod Topology Spread
+// Constraints", kubernetes.io/docs/concepts/scheduling-eviction):
+//   - a node without the topology key is rejected;
+//   - placing the pod on a node of domain d gives d's count of matching
+//     pods, plus one when the pod matches its own selector, minus the
+//     global minimum; more than maxSkew rejects the node;
+//   - the global minimum is the least count over the eligible domains, or
+//     0 when there are fewer than minDomains (1 when unset);
+//   - eligible domains are those of nodes that match the pod's node
+//     affinity and nodeSelector (nodeAffinityPolicy Honor, the default)
+//     and, with nodeTaintsPolicy Honor, whose taints the pod tolerates
+//     (Ignore is the default: a cordoned node stays a domain);
+//   - matching pods are those of the pod's namespace that the label
+//     selector, with matchLabelKeys' values from the pod's labels, selects.
+//
+// ScheduleAnyway only scores nodes, and is not modelled. Counts are per
+// domain over every node of it, where the scheduler counts only the pods
+// on nodes that pass the inclusion policies: the two differ only when a
+// domain mixes nodes the pod's affinity admits with nodes it does not.
+type spreadTerm struct {
+	key           string
+	maxSkew       int
+	minDomains    int
+	sel           labels.Selector
+	honorAffinity bool
+	honorTaints   bool
+	selfMatch     bool
+	// groups are the groups its selector picks in the pod's namespace
+	// (buildSpread).
+	groups []*group
+}
+
+// parseSpread parses the DoNotSchedule constraints of spec for pods with
+// podLabels. An invalid selector is an error: the API server rejects it.
+func parseSpread(spec *corev1.PodSpec, podLabels map[string]string) ([]spreadTerm, error) {
+	var out []spreadTerm
+	for i, c := range spec.TopologySpreadConstraints {
+		if c.WhenUnsatisfiable == corev1.ScheduleAnyway {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(c.LabelSelector)
+		if err != nil {
+			return nil, fmt.Errorf("topologySpreadConstraints[%d]: labelSelector: %w", i, err)
+		}
+		if c.LabelSelector == nil {
+			sel = labels.Nothing() // a nil selector matches no pod (metav1.LabelSelectorAsSelector)
+		}
+		for _, k := range c.MatchLabelKeys {
+			if v, ok := podLabels[k]; ok {
+				r, err := labels.NewRequirement(k, selection.In, []string{v})
+				if err != nil {
+					return nil, fmt.Errorf("topologySpreadConstraints[%d]: matchLabelKeys: %w", i, err)
+				}
+				sel = sel.Add(*r)
+			}
+		}
+		t := spreadTerm{key: c.TopologyKey, maxSkew: max(int(c.MaxSkew), 1), minDomains: 1, sel: sel,
+			honorAffinity: c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor,
+			honorTaints:   c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor,
+			selfMatch:     sel.Matches(labels.Set(podLabels))}
+		if c.MinDomains != nil {
+			t.minDomains = int(*c.MinDomains)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// buildSpread joins every spread term with the groups its selector picks
+// in its own namespace, and marks them counted per domain.
+func (m *Model) buildSpread() {
+	ix := newLabelIndex[*group]()
+	for _, g := range m.groups {
+		ix.add(g.ns, g.labels, g)
+	}
+	for _, x := range m.groups {
+		for i := range x.spread {
+			t := &x.spread[i]
+			for _, y := range ix.candidates(t.sel, x.ns) {
+				if t.sel.Matches(labels.Set(y.labels)) {
+					t.groups = append(t.groups, y)
+					y.counted = true
+				}
+			}
+		}
+	}
+}
+
+// spreadFloor is, per spread term of a pod, the global minimum its skew is
+// measured from, as the simulation stands.
+type spreadFloor []int
+
+// spreadFloors computes p's floors in placement pl; nil when p has no
+// spread term. self is the node a dry run takes p off.
+func (s *Sim) spreadFloors(p *Pod, pl *sched.Placement, self *corev1.Node) spreadFloor {
+	if p.group == nil || len(p.group.spread) == 0 {
+		return nil
+	}
+	floors := make(spreadFloor, len(p.group.spread))
+	tolerates := sched.ToleratesCordon(p.Spec)
+	for i, t := range p.group.spread {
+		least, domains := -1, map[string]bool{}
+		for _, c := range pl.Classes {
+			if t.honorAffinity && !c.Matches || t.honorTaints && !c.Tolerated {
+				continue
+			}
+			for _, n := range c.Class.Nodes {
+				v, ok := n.Labels[t.key]
+				if !ok || domains[v] || t.honorTaints && !tolerates && s.cordoned[n.Name] {
+					continue
+				}
+				domains[v] = true
+				if c := s.spreadCount(t, v, self); least < 0 || c < least {
+					least = c
+				}
+			}
+		}
+		if len(domains) < t.minDomains || least < 0 {
+			least = 0
+		}
+		floors[i] = least
+	}
+	return floors
+}
+
+// spreadCount counts the pods term t selects in the domain of its key with
+// value v, without the pod a dry run takes off self.
+func (s *Sim) spreadCount(t spreadTerm, v string, self *corev1.Node) int {
+	c := 0
+	for _, y := range t.groups {
+		c += s.count(countKey{y, t.key, v})
+	}
+	if self != nil && self.Labels[t.key] == v && t.selfMatch {
+		c-- // the pod being tested is one of them, and leaves
+	}
+	return c
+}
+
+// skewed says why the spread terms reject n for p ("" when none does).
+func (s *Sim) skewed(p *Pod, n *corev1.Node, floors spreadFloor, self *corev1.Node) string {
+	for i, t := range p.group.spread[:len(floors)] {
+		v, ok := n.Labels[t.key]
+		if !ok {
+			return ReasonSpreadLabel
+		}
+		self1 := 0
+		if t.selfMatch {
+			self1 = 1
+		}
+		if s.spreadCount(t, v, self)+self1-floors[i] > t.maxSkew {
+			return ReasonSpread
+		}
+	}
+	return ""
+}
