@@ -35,8 +35,9 @@ type fitKey struct {
 // no room then ("" when it had), for wording a failed search (whyNot)
 // without testing the nodes no pod has moved on or off.
 type roomy struct {
-	at    []int
-	set   nodeSet // at, by the model's order
+	at       []int
+	set      nodeSet // at, by the model's order
+	eligible nodeSet // every position, by the model's order
 	order []int32
 	why   []uint8 // an index in reasons; 0 when it had room
 }
@@ -95,6 +96,7 @@ func (m *Model) roomFor(pl *sched.Placement, p *Pod, nodes []*corev1.Node) *room
 	base := &Sim{m: m} // the model as read: nothing moved
 	r := &roomy{order: m.globalOf(pl, nodes), why: make([]uint8, len(nodes))}
 	for i, n := range nodes {
+		r.eligible.set(int(r.order[i]))
 		fits, why := base.fits(p, n, nil)
 		if fits {
 			r.at = append(r.at, i)
@@ -141,7 +143,9 @@ func (s *Sim) candidates(r *roomy, nodes []*corev1.Node, start int, tolerates bo
 	// only while no pod has left it since); of the others, only those a
 	// pod left, and for a pod that does not tolerate a cordon, not
 	// cordoned.
-	freed := s.freed.without(r.set)
+	// Only the placement's nodes: a member it lacks would cost a vain
+	// bisection in every search.
+	freed := s.freed.within(r.eligible).without(r.set)
 	if !tolerates {
 		freed = freed.without(s.cordonSet)
 	}
@@ -151,15 +155,16 @@ func (s *Sim) candidates(r *roomy, nodes []*corev1.Node, start int, tolerates bo
 	n := len(nodes)
 	dist := func(pos int) int { return (pos - start + n) % n }
 	more := freed.members(int(r.order[start]), r.order)
+	next, ok := more.next()
 	first := sort.SearchInts(r.at, start)
-	for i, j := 0, 0; i < len(r.at) || j < len(more); {
+	for i := 0; i < len(r.at) || ok; {
 		var pos int
 		if i < len(r.at) {
 			pos = r.at[(first+i)%len(r.at)]
 		}
-		if j < len(more) && (i == len(r.at) || dist(more[j]) < dist(pos)) {
-			pos = more[j]
-			j++
+		if ok && (i == len(r.at) || dist(next) < dist(pos)) {
+			pos = next
+			next, ok = more.next()
 		} else {
 			i++
 			if filled.has(int(r.order[pos])) {
@@ -236,6 +241,15 @@ func (f nodeSet) clear(i int) {
 	}
 }
 
+// within is f's members that are in g, in a new set.
+func (f nodeSet) within(g nodeSet) nodeSet {
+	out := slices.Clone(f[:min(len(f), len(g))])
+	for i := range out {
+		out[i] &= g[i]
+	}
+	return out
+}
+
 // without is f less the members of g, in a new set.
 func (f nodeSet) without(g nodeSet) nodeSet {
 	out := slices.Clone(f)
@@ -245,29 +259,52 @@ func (f nodeSet) without(g nodeSet) nodeSet {
 	return out
 }
 
-// members lists the set's members that are in global (a placement's
+// members walks the set's members that are in global (a placement's
 // eligible nodes numbered in the model's order, so ascending), as
-// positions in it, from the member at or after i, wrapping around. A
-// member is found by bisection: a table from every node to its position
-// would cost the whole fleet per placement.
-func (f nodeSet) members(i int, global []int32) []int {
-	var out []int
-	add := func(lo, hi int) {
-		for w := lo / 64; w < len(f) && w*64 < hi; w++ {
-			for word := f[w]; word != 0; word &= word - 1 {
-				j := w*64 + bits.TrailingZeros64(word)
-				if j < lo || j >= hi {
-					continue
-				}
-				if pos, ok := slices.BinarySearch(global, int32(j)); ok {
-					out = append(out, pos)
-				}
+// positions in it, from the member at or after i, wrapping around. It is
+// lazy: most searches stop at the first node with room, and a set of
+// thousands of members listed whole per search made a rollout quadratic.
+// A member is found by bisection: a table from every node to its
+// position would cost the whole fleet per placement.
+type members struct {
+	f      nodeSet
+	global []int32
+	spans  [2][2]int // [from, to) bit ranges, walked in turn
+	span   int
+	at     int // the next bit to look at in the current span
+}
+
+func (f nodeSet) members(i int, global []int32) *members {
+	end := len(f) * 64
+	i = min(i, end)
+	return &members{f: f, global: global, spans: [2][2]int{{i, end}, {0, i}}, at: i}
+}
+
+// next returns the next member's position, or false when none is left.
+func (m *members) next() (int, bool) {
+	for m.span < len(m.spans) {
+		to := m.spans[m.span][1]
+		for m.at < to {
+			word := m.f[m.at/64] >> (m.at % 64)
+			if word == 0 {
+				m.at = (m.at/64 + 1) * 64
+				continue
+			}
+			j := m.at + bits.TrailingZeros64(word)
+			if j >= to {
+				break
+			}
+			m.at = j + 1
+			if pos, ok := slices.BinarySearch(m.global, int32(j)); ok {
+				return pos, true
 			}
 		}
+		m.span++
+		if m.span < len(m.spans) {
+			m.at = m.spans[m.span][0]
+		}
 	}
-	add(i, len(f)*64)
-	add(0, i)
-	return out
+	return 0, false
 }
 
 // noteUse keeps s.freed and s.changed exact for node after a move on it.
