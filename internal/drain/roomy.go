@@ -38,8 +38,8 @@ type roomy struct {
 	at       []int
 	set      nodeSet // at, by the model's order
 	eligible nodeSet // every position, by the model's order
-	order []int32
-	why   []uint8 // an index in reasons; 0 when it had room
+	order    []int32
+	why      []uint8 // an index in reasons; 0 when it had room
 }
 
 // reasons are the words of why, shared: a fit fails for few reasons ("Too
