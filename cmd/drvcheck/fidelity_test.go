@@ -43,6 +43,8 @@ type fnode struct {
 	// does from cordon-required on.
 	state  string
 	cordon bool
+	// taint is added once the scenario's pods run, as key=value:effect.
+	taint string
 }
 
 type fidelityScenario struct {
@@ -52,6 +54,11 @@ type fidelityScenario struct {
 	// first is applied and settled before objects: pods that must land
 	// before the others (a filler that takes a node's GPUs).
 	first, objects string
+	// driverTolerations are the driver DaemonSet's (flow YAML); it
+	// tolerates every taint when unset.
+	driverTolerations string
+	// scanSays is what some finding of scan must say, when set.
+	scanSays string
 }
 
 // basePolicy is the chart's default policy with autoUpgrade on and short
@@ -181,6 +188,14 @@ spec:
 		objects: strings.Replace(gpuDeployment("trainer", 6, 1, ""), "      containers:", `      topologySpreadConstraints:
       - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: trainer}}}
       containers:`, 1) + budget("trainer", "maxUnavailable: 1")},
+	// g1 gains a taint its driver DaemonSet does not tolerate after its
+	// driver pod runs: the DaemonSet controller no longer counts g1 as
+	// desired, the library's BuildState fails every reconcile, and no
+	// node moves at all.
+	{name: "a taint the driver DaemonSet does not tolerate", policy: basePolicy(""),
+		nodes:             threeNodes(func(n *fnode) { n.taint = map[bool]string{true: "dedicated=ml:NoSchedule"}[n.name == "g1"] }),
+		driverTolerations: "[{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]",
+		scanSays:          "no driver upgrade can start in every managed node: the driver pod on g1 (dedicated=ml:NoSchedule)"},
 	{name: "autoUpgrade off", policy: strings.Replace(basePolicy(""), "autoUpgrade: true", "autoUpgrade: false", 1), nodes: threeNodes(same),
 		objects: gpuDeployment("trainer", 3, 1, "") + budget("trainer", "maxUnavailable: 1")},
 }
@@ -200,6 +215,9 @@ func TestFidelityAgainstTheUpgradeLibrary(t *testing.T) {
 			}
 			if diff := compareWithCheck(predicted, checked.byRule("DRV030")); diff != "" {
 				t.Errorf("check and plan --all differ:\n%s", diff)
+			}
+			if sc.scanSays != "" && !slices.ContainsFunc(checked.Findings, func(f policy.Finding) bool { return strings.Contains(f.Message, sc.scanSays) }) {
+				t.Errorf("no finding of scan says %q: %+v", sc.scanSays, checked.Findings)
 			}
 		})
 	}
@@ -246,7 +264,7 @@ func runScenario(t *testing.T, reconciler, registry string, sc fidelityScenario)
 	kubectl(t, c, "apply", "-f", opFile("crds.yaml"))
 	kubectl(t, c, "wait", "--for=condition=established", "--timeout=60s", "crd/clusterpolicies.nvidia.com")
 	apply("setup", "apiVersion: v1\nkind: Namespace\nmetadata: {name: gpu-operator}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: ml}\n---\n"+
-		clusterPolicy(registry, sc.policy)+fidelityNodes(sc.nodes)+operatorDaemonSets(fidelityFrom))
+		clusterPolicy(registry, sc.policy)+fidelityNodes(sc.nodes)+operatorDaemonSets(fidelityFrom, sc.driverTolerations))
 	setNodeStates(t, c, sc.nodes)
 	waitSettled(t, c, sc.nodes)
 	apply("first", sc.first)
@@ -278,11 +296,14 @@ func runScenario(t *testing.T, reconciler, registry string, sc fidelityScenario)
 	if err != nil {
 		t.Fatalf("reconcile: %v\n%s", err, stderr.String())
 	}
-	var actual struct{ Nodes map[string]string }
+	var actual struct {
+		Nodes map[string]string
+		Error string
+	}
 	if err := json.Unmarshal(out, &actual); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	t.Logf("drvcheck: %+v\nlibrary: %v", plan.Nodes, actual.Nodes)
+	t.Logf("drvcheck: %+v\nlibrary: %v (last reconcile error: %q)", plan.Nodes, actual.Nodes, actual.Error)
 	return plan.Nodes, checked, actual.Nodes
 }
 
@@ -472,8 +493,11 @@ status:
 
 // operatorDaemonSets are the operator's driver DaemonSet (OnDelete, as
 // the operator makes it) and its validator, on every managed node.
-func operatorDaemonSets(version string) string {
-	ds := func(app, image string) string {
+func operatorDaemonSets(version, driverTolerations string) string {
+	if driverTolerations == "" {
+		driverTolerations = "[{operator: Exists}]"
+	}
+	ds := func(app, image, tolerations string) string {
 		return fmt.Sprintf(`apiVersion: apps/v1
 kind: DaemonSet
 metadata: {name: %[1]s, namespace: gpu-operator, labels: {app: %[1]s}}
@@ -485,13 +509,13 @@ spec:
     spec:
       terminationGracePeriodSeconds: 0
       nodeSelector: {nvidia.com/gpu.deploy.driver: "true"}
-      tolerations: [{operator: Exists}]
+      tolerations: %[4]s
       containers: [{name: c, image: %[2]s}]
 ---
-`, app, image, version)
+`, app, image, version, tolerations)
 	}
-	return ds("nvidia-driver-daemonset", "nvcr.io/nvidia/driver:"+version+"-ubuntu22.04") +
-		ds("nvidia-operator-validator", "nvcr.io/nvidia/gpu-operator-validator:v25.10.1")
+	return ds("nvidia-driver-daemonset", "nvcr.io/nvidia/driver:"+version+"-ubuntu22.04", driverTolerations) +
+		ds("nvidia-operator-validator", "nvcr.io/nvidia/gpu-operator-validator:v25.10.1", "[{operator: Exists}]")
 }
 
 // markStates labels the states an earlier rollout left, and cordons the
@@ -504,6 +528,9 @@ func markStates(t *testing.T, c *testcluster.Cluster, nodes []fnode) {
 		}
 		if n.cordon {
 			kubectl(t, c, "cordon", n.name)
+		}
+		if n.taint != "" {
+			kubectl(t, c, "taint", "node", n.name, n.taint)
 		}
 	}
 }

@@ -82,7 +82,7 @@ func run(stdout *os.File, kubeconfig, namespace, policyName string, quiet, idle,
 	}
 	mgr = mgr.WithPodDeletionEnabled(gpuPodSpecFilter).WithValidationEnabled("app=nvidia-operator-validator")
 	kube := kubernetes.NewForConfigOrDie(cfg)
-	states, err := settle(ctx, kube, func() error {
+	states, lastErr, err := settle(ctx, kube, func() error {
 		state, err := mgr.BuildState(ctx, namespace, map[string]string{"app": "nvidia-driver-daemonset"})
 		if err != nil {
 			return err
@@ -92,7 +92,7 @@ func run(stdout *os.File, kubeconfig, namespace, policyName string, quiet, idle,
 	if err != nil {
 		return err
 	}
-	return json.NewEncoder(stdout).Encode(map[string]any{"nodes": states})
+	return json.NewEncoder(stdout).Encode(map[string]any{"nodes": states, "error": lastErr})
 }
 
 // readPolicy is the ClusterPolicy's spec.driver.upgradePolicy.
@@ -154,28 +154,31 @@ var atRest = map[string]bool{"": true, "upgrade-required": true, "upgrade-done":
 
 // settle reconciles every second, as the operator's requeue would, until
 // the nodes' states have not changed for quiet with every node at rest,
-// or for idle whatever their states.
-func settle(ctx context.Context, kube kubernetes.Interface, reconcile func() error, quiet, idle time.Duration) (map[string]string, error) {
+// or for idle whatever their states. A reconcile that fails is retried,
+// as the operator retries it; the last failure is returned with the
+// states.
+func settle(ctx context.Context, kube kubernetes.Interface, reconcile func() error, quiet, idle time.Duration) (map[string]string, string, error) {
 	var last map[string]string
+	lastErr := ""
 	changed := time.Now()
 	for {
 		if err := reconcile(); err != nil {
-			return nil, err
+			lastErr = err.Error()
 		}
 		now, err := nodeStates(ctx, kube)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		if !same(now, last) {
 			last, changed = now, time.Now()
 		}
 		still := time.Since(changed)
 		if still >= idle || still >= quiet && allAtRest(now) {
-			return now, nil
+			return now, lastErr, nil
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("the states still change after the timeout: %v", now)
+			return nil, "", fmt.Errorf("the states still change after the timeout: %v (last reconcile error: %s)", now, lastErr)
 		case <-time.After(time.Second):
 		}
 	}

@@ -48,6 +48,9 @@ func upgradeSection(facts *nodefacts.Set, m *drain.Model, p *operator.Profile) m
 			order = append(order, sc)
 		}
 		sc.add(f)
+		if t, ok := m.DriverTaint(f.Name); ok {
+			sc.untolerated = append(sc.untolerated, map[string]any{"node": f.Name, "taint": t.ToString()})
+		}
 		nodes[f.Name] = upgradeNode(m, m.Node(f.Name), name, pol)
 	}
 	entries := make([]any, len(order))
@@ -105,6 +108,10 @@ type upgradeScope struct {
 	managed     int
 	inProgress  int
 	unavailable []any // {node, why}
+	// untolerated are the nodes whose driver pod runs under a taint it
+	// does not tolerate ({node, taint}): the upgrade library cannot build
+	// its state while there is one (drain.Model.DriverTaint).
+	untolerated []any
 }
 
 func (sc *upgradeScope) add(f nodefacts.Facts) {
@@ -136,6 +143,7 @@ func (sc *upgradeScope) entry() map[string]any {
 		"max_unavailable":         limit,
 		"slots":                   w.Available(),
 		"max_unavailable_written": sc.policy.MaxUnavailable,
+		"untolerated":             append([]any{}, sc.untolerated...),
 	}
 }
 

@@ -116,7 +116,7 @@ func Roll(m *drain.Model, after After, opt RollingOptions) (*Rolling, error) {
 	for _, sc := range scopes {
 		out := sc.roll(forward, after, opt.Driver, false)
 		if !sc.Policy.Manual { // the manual procedure goes in the user's order
-			other := (&scope{Scope: sc.Scope, nodes: sc.nodes, unmanaged: sc.unmanaged, starts: sc.starts, anyOrder: sc.anyOrder}).roll(backward, after, opt.Driver, true)
+			other := (&scope{Scope: sc.Scope, nodes: sc.nodes, unmanaged: sc.unmanaged, starts: sc.starts, anyOrder: sc.anyOrder, untolerated: sc.untolerated}).roll(backward, after, opt.Driver, true)
 			contested := sc.Halts && sc.contested(out)
 			for i := range out {
 				o := &out[i]
@@ -148,6 +148,9 @@ type scope struct {
 	// or already in it.
 	starts   map[string]start
 	anyOrder map[string]bool
+	// untolerated are nodes whose driver pod runs under a taint it does
+	// not tolerate, each with the taint (unbuilt).
+	untolerated []string
 }
 
 // scopesOf groups the GPU nodes by their policy's scope.
@@ -175,6 +178,9 @@ func scopesOf(m *drain.Model, after After, opt RollingOptions) ([]*scope, error)
 		sc.starts[n.Name] = st
 		if n.Spec.Unschedulable || st.entry == resumes || st.entry == keepsFail {
 			sc.anyOrder[n.Name] = true
+		}
+		if t, ok := m.DriverTaint(n.Name); ok && !policy.Manual {
+			sc.untolerated = append(sc.untolerated, n.Name+" ("+t.ToString()+")")
 		}
 	}
 	for _, sc := range out {
@@ -218,6 +224,9 @@ func (sc *scope) roll(sim *drain.Sim, after After, version string, reversed bool
 		}
 		return out
 	}
+	if len(sc.untolerated) > 0 {
+		return append(out, sc.unbuilt()...)
+	}
 	run := &rollout{scope: sc, sim: sim, after: after, at: map[string]*NodeOutcome{}, landed: map[string]landing{}, uncordoned: map[string]bool{}}
 	order := slices.Clone(sc.nodes)
 	if reversed {
@@ -257,6 +266,24 @@ func (sc *scope) roll(sim *drain.Sim, after After, version string, reversed bool
 	run.waitedForUncordon()
 	for _, n := range sc.nodes {
 		out = append(out, *run.at[n.Name])
+	}
+	return out
+}
+
+// unbuilt is a scope the library cannot even read. A driver pod that runs
+// under a NoSchedule taint it does not tolerate is one the DaemonSet
+// controller no longer counts in desiredNumberScheduled, and BuildState
+// then fails every reconcile ("driver DaemonSet should not have
+// Unscheduled pods", upgrade_state.go:240-245): no node moves, not even
+// to upgrade-required.
+func (sc *scope) unbuilt() []NodeOutcome {
+	sc.Halts = true
+	sc.Why = fmt.Sprintf("the operator's upgrade stops before it starts: the driver pod on %s does not tolerate the node's taint, so the driver DaemonSet schedules fewer pods than run, and the upgrade library refuses to build its state (\"driver DaemonSet should not have Unscheduled pods\") until the taint is removed or tolerated (ClusterPolicy spec.daemonsets.tolerations)",
+		few(sc.untolerated))
+	var out []NodeOutcome
+	for _, n := range sc.nodes {
+		out = append(out, NodeOutcome{Node: n.Name, Scope: sc.Name, Outcome: NotStarted, State: n.Labels[nodefacts.UpgradeState],
+			Note: "the upgrade library stops at BuildState: the driver DaemonSet has a pod on a node whose taint it does not tolerate"})
 	}
 	return out
 }

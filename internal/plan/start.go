@@ -90,19 +90,10 @@ func manualStart(n *corev1.Node, version string) start {
 // driverPodReady is the Ready condition of the driver pod on n, as read;
 // without one (files), the node's.
 func driverPodReady(m *drain.Model, n *corev1.Node) bool {
-	for _, p := range m.PodsOn(n.Name) {
-		if isDriverPod(p) {
-			return p.Ready
-		}
+	if p := m.DriverPod(n.Name); p != nil {
+		return p.Ready
 	}
 	return nodefacts.Ready(n)
-}
-
-// isDriverPod: the driver DaemonSet's pod, by the labels BuildState selects
-// it with (gpu-operator controllers/upgrade_controller.go: app for a
-// ClusterPolicy, app.kubernetes.io/component for an NVIDIADriver).
-func isDriverPod(p *drain.Pod) bool {
-	return p.Labels["app"] == "nvidia-driver-daemonset" || p.Labels["app.kubernetes.io/component"] == "nvidia-driver"
 }
 
 // keepsCordon says whether the node stays cordoned once done: it was

@@ -167,3 +167,36 @@ func TestRollingManualIgnoresStates(t *testing.T) {
 		t.Fatalf("%s", outcomes(r))
 	}
 }
+
+// A driver pod that runs under a NoSchedule taint it does not tolerate is
+// one the DaemonSet controller no longer counts as desired: the upgrade
+// library's BuildState then fails every reconcile, and no node moves.
+func TestRollingUntoleratedTaintStopsTheScope(t *testing.T) {
+	driverPod := `apiVersion: v1
+kind: Pod
+metadata: {name: nvidia-driver-daemonset-x, namespace: gpu-operator, labels: {app: nvidia-driver-daemonset}}
+spec:
+  nodeName: g1
+  containers: [{name: c, image: nvcr.io/nvidia/driver:535.183.06-ubuntu22.04}]
+  tolerations: [{key: node.kubernetes.io/unschedulable, operator: Exists, effect: NoSchedule}]`
+	taint := func(i int) string {
+		if i == 1 {
+			return "\nspec:\n  taints: [{key: dedicated, value: ml, effect: NoSchedule}]"
+		}
+		return ""
+	}
+	m, after := gpuFleet(t, 3, taint, driverPod)
+	r, err := Roll(m, after, operatorFlow(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outcomes(r) != "g0:0:not-started g1:0:not-started g2:0:not-started" || !r.Halts {
+		t.Fatalf("%s", outcomes(r))
+	}
+	if why := r.Scopes[0].Why; !strings.Contains(why, "g1 (dedicated=ml:NoSchedule)") || !strings.Contains(why, "should not have Unscheduled pods") {
+		t.Fatalf("scope: %s", why)
+	}
+	if r.Nodes[0].State != "" {
+		t.Fatalf("g0 is left as it is: %+v", r.Nodes[0])
+	}
+}

@@ -52,8 +52,14 @@ func tolerates(ts []corev1.Toleration, taint *corev1.Taint) bool {
 }
 
 func untolerated(n *corev1.Node, ts []corev1.Toleration) bool {
-	_, found := corehelpers.FindMatchingUntoleratedTaint(klog.Background(), n.Spec.Taints, ts, func(t *corev1.Taint) bool {
+	_, found := UntoleratedTaint(n, ts)
+	return found
+}
+
+// UntoleratedTaint is the first of n's NoSchedule and NoExecute taints
+// that ts do not tolerate (the TaintToleration filter's test).
+func UntoleratedTaint(n *corev1.Node, ts []corev1.Toleration) (corev1.Taint, bool) {
+	return corehelpers.FindMatchingUntoleratedTaint(klog.Background(), n.Spec.Taints, ts, func(t *corev1.Taint) bool {
 		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
 	}, false)
-	return found
 }

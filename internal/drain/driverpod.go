@@ -1,0 +1,36 @@
+package drain
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/drvcheck/drvcheck/internal/sched"
+)
+
+// DriverPod is the GPU Operator's driver pod on node as read, or nil (files
+// list none). It is told by the labels the upgrade library selects driver
+// pods with (gpu-operator controllers/upgrade_controller.go: app for a
+// ClusterPolicy's DaemonSet, app.kubernetes.io/component for an
+// NVIDIADriver's).
+func (m *Model) DriverPod(node string) *Pod {
+	for _, p := range m.onNode[node] {
+		if p.Labels["app"] == "nvidia-driver-daemonset" || p.Labels["app.kubernetes.io/component"] == "nvidia-driver" {
+			return p
+		}
+	}
+	return nil
+}
+
+// DriverTaint is a NoSchedule or NoExecute taint of node that its driver
+// pod does not tolerate. The pod runs because it came first (a NoSchedule
+// taint evicts nothing), but the DaemonSet controller no longer counts the
+// node in desiredNumberScheduled, and the upgrade library's BuildState
+// fails on the difference (k8s-operator-libs@7d667fbaa7ac
+// pkg/upgrade/upgrade_state.go:240-245). Without a driver pod nothing is
+// known.
+func (m *Model) DriverTaint(node string) (corev1.Taint, bool) {
+	p, n := m.DriverPod(node), m.node[node]
+	if p == nil || n == nil {
+		return corev1.Taint{}, false
+	}
+	return sched.UntoleratedTaint(n, p.Spec.Tolerations)
+}
