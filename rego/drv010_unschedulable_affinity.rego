@@ -22,8 +22,25 @@ findings contains f if {
 	lib.reported(w)
 	not w.daemonset
 	w.placement.total > 0
+	not lib.placement_unknown(w)
 	f := lib.finding(meta, w.object, {
 		"message": sprintf("%s%s%s", [lib.template_prefix(w), w.placement.message, generic_note(w)]),
+		"field": w.placement.field,
+	})
+}
+
+# Against a GPU-only snapshot, a pod that asks for no GPU may well match a
+# node that was left out: it is said, not reported as an error.
+findings contains f if {
+	some w in input.workloads
+	w.placement.matching == 0
+	lib.reported(w)
+	not w.daemonset
+	w.placement.total > 0
+	lib.placement_unknown(w)
+	f := lib.finding(meta, w.object, {
+		"severity": "info",
+		"message": sprintf("%sno known node matches its node affinity and nodeSelector, but %s", [lib.template_prefix(w), lib.gpu_only_note]),
 		"field": w.placement.field,
 	})
 }

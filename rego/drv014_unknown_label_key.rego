@@ -27,8 +27,20 @@ findings contains f if {
 	lib.reported(w)
 	w.placement.total > 0
 	reportable(k)
-	f := lib.finding(meta, w.object, {"message": concat("", [lib.template_prefix(w), message(k)]), "field": k.field})
+	f := lib.finding(meta, w.object, object.union(
+		{"message": concat("", [lib.template_prefix(w), message(k), absent(w)]), "field": k.field},
+		severity(w),
+	))
 }
+
+# Against a GPU-only snapshot, the key may be on a node left out.
+severity(w) := {"severity": "info"} if lib.placement_unknown(w)
+
+else := {}
+
+absent(w) := concat("", ["; ", lib.gpu_only_note]) if lib.placement_unknown(w)
+
+else := ""
 
 reportable(k) if not k.operator in {"NotIn", "DoesNotExist"}
 

@@ -13,12 +13,13 @@ import (
 	"github.com/drvcheck/drvcheck/internal/snapshot"
 )
 
-// runSnapshot writes the GPU nodes of the live cluster (or of the
-// manifests under PATH) for check --nodes, where a pull request check
-// cannot reach the cluster.
+// runSnapshot writes the nodes of the live cluster (or of the manifests
+// under PATH) for check --nodes, where a pull request check cannot reach
+// the cluster: every node, or with --gpu-only the GPU nodes alone.
 func runSnapshot(ctx context.Context, e *env, args []string) error {
 	o := newBareFlags(e, "snapshot", "nodes [PATH...]")
 	file := o.fs.String("file", "", "write to FILE, replaced only once the snapshot is complete (default standard output)")
+	gpuOnly := o.fs.Bool("gpu-only", false, "keep only the GPU nodes, marked so: checks then do not judge where pods that ask for no GPU may run")
 	o.bind(&o.Loading)
 	o.addClusterFlags()
 	if err := o.parse(args); err != nil {
@@ -35,11 +36,11 @@ func runSnapshot(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	var buf bytes.Buffer
-	n, err := snapshot.WriteNodes(&buf, inv.Nodes)
+	_, gpus, err := snapshot.WriteNodes(&buf, inv.Nodes, *gpuOnly)
 	if err != nil {
 		return err
 	}
-	if n == 0 {
+	if gpus == 0 {
 		return fmt.Errorf("snapshot: no GPU nodes (%s=true) among %d nodes; nothing written", nodefacts.GPUPresent, len(inv.Nodes))
 	}
 	if *file == "" {

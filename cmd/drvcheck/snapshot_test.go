@@ -78,3 +78,76 @@ func TestSnapshotNodesRefuses(t *testing.T) {
 		t.Errorf("a failed snapshot replaced the file: %q", data)
 	}
 }
+
+// The pull-request loop's case: a GPU node and a CPU pool, and a web
+// Deployment that selects the pool. The files give no finding, and a
+// snapshot of their nodes must give none either: it keeps every node. A
+// --gpu-only snapshot leaves the pool out, and then the check says it
+// does not know where web may run, at info, instead of "0 nodes match".
+func TestSnapshotKeepsTheNodesAffinityMaySelect(t *testing.T) {
+	dir := t.TempDir()
+	nodes := filepath.Join(dir, "nodes.yaml")
+	writeFile(t, nodes, `apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-0
+  labels:
+    kubernetes.io/hostname: gpu-0
+    nvidia.com/gpu.present: "true"
+    nvidia.com/cuda.driver-version.major: "550"
+    nvidia.com/cuda.driver-version.minor: "90"
+    nvidia.com/cuda.driver-version.revision: "07"
+    feature.node.kubernetes.io/kernel-version.full: 5.15.0-119-generic
+    feature.node.kubernetes.io/system-os_release.ID: ubuntu
+    feature.node.kubernetes.io/system-os_release.VERSION_ID: "22.04"
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: cpu-0
+  labels: {kubernetes.io/hostname: cpu-0, pool: cpu}
+`)
+	web := filepath.Join(dir, "web.yaml")
+	writeFile(t, web, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      nodeSelector: {pool: cpu}
+      containers: [{name: web, image: nginx:1.27}]
+`)
+	want := drvJSON(t, "check", nodes, web)
+	snap := filepath.Join(dir, "snapshot.yaml")
+	if r := drv(t, "snapshot", "nodes", nodes, "--file", snap); r.code != 0 {
+		t.Fatalf("snapshot: exit %d %s", r.code, r.stderr)
+	}
+	got := drvJSON(t, "check", web, "--nodes", snap)
+	if !slices.Equal(findingKeys(got), findingKeys(want)) {
+		t.Errorf("with the snapshot:\n%s\nwith the files:\n%s", strings.Join(findingKeys(got), "\n"), strings.Join(findingKeys(want), "\n"))
+	}
+	if data, _ := os.ReadFile(snap); !strings.Contains(string(data), "2 nodes, 1 of them GPU nodes") || !strings.Contains(string(data), "cpu-0") {
+		t.Errorf("snapshot:\n%s", data)
+	}
+
+	gpuOnly := filepath.Join(dir, "gpu-only.yaml")
+	if r := drv(t, "snapshot", "nodes", nodes, "--gpu-only", "--file", gpuOnly); r.code != 0 {
+		t.Fatalf("snapshot --gpu-only: exit %d %s", r.code, r.stderr)
+	}
+	r := drv(t, "check", web, "--nodes", gpuOnly, "-o", "json")
+	if r.code != 0 {
+		t.Errorf("check against a GPU-only snapshot: exit %d, want 0\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	rep := drvJSON(t, "check", web, "--nodes", gpuOnly)
+	for _, f := range rep.Findings {
+		if f.Severity != "info" || !strings.Contains(f.Message, "the node snapshot holds GPU nodes only") || strings.Contains(f.Message, "0/1 nodes") {
+			t.Errorf("%s %s: %s", f.Rule, f.Severity, f.Message)
+		}
+	}
+	if len(rep.byRule("DRV010")) != 1 {
+		t.Errorf("DRV010: %+v", rep.Findings)
+	}
+}

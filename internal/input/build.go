@@ -4,12 +4,15 @@ import (
 	"maps"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/cuda"
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/snapshot"
 )
 
 // Options shape the document.
@@ -58,7 +61,7 @@ func Build(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog,
 		"operator":  operatorEntry(opt.Operator, facts, cat),
 		"nodes":     nodes,
 		"workloads": workloads,
-		"summary":   map[string]any{"gpu_nodes": facts.GPU(), "objects": inv.Objects},
+		"summary":   map[string]any{"gpu_nodes": facts.GPU(), "objects": inv.Objects, "gpu_only_nodes": gpuOnly(inv.Nodes)},
 	}
 	maps.Copy(doc, drainDoc)
 	addLive(doc, inv)
@@ -66,6 +69,17 @@ func Build(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog,
 		doc["objects"] = opt.Objects
 	}
 	return doc
+}
+
+// gpuOnly says whether the nodes include a snapshot taken with
+// --gpu-only: the cluster's other nodes are then absent.
+func gpuOnly(nodes []*corev1.Node) bool {
+	for _, n := range nodes {
+		if n.Annotations[snapshot.GPUOnly] == "gpu-only" {
+			return true
+		}
+	}
+	return false
 }
 
 func catalogEntry(cat *catalog.Catalog) map[string]any {

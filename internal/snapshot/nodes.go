@@ -54,26 +54,50 @@ type condition struct {
 	Reason string                   `json:"reason,omitempty"`
 }
 
-// WriteNodes writes the GPU nodes among nodes, sorted by name, and returns
-// how many it wrote.
-func WriteNodes(w io.Writer, nodes []*corev1.Node) (int, error) {
+// GPUOnly marks every node of a snapshot taken with --gpu-only: the
+// other nodes of the cluster are absent, not missing, and rules then do
+// not judge where pods that ask for no GPU may run.
+const GPUOnly = "drvcheck.io/snapshot"
+
+// WriteNodes writes nodes (only the GPU ones with gpuOnly, each marked
+// so), sorted by name, and returns how many it wrote and how many of them
+// are GPU nodes. Every node is kept by default: a workload's node
+// affinity may select a CPU pool, and without its nodes a check would
+// say that no node matches.
+func WriteNodes(w io.Writer, nodes []*corev1.Node, gpuOnly bool) (written, gpus int, err error) {
 	l := list{APIVersion: "v1", Kind: "List", Items: []node{}}
 	for _, n := range nodes {
-		if nodefacts.Of(n).GPU {
-			l.Items = append(l.Items, trim(n))
+		gpu := nodefacts.Of(n).GPU
+		if gpuOnly && !gpu {
+			continue
+		}
+		t := trim(n)
+		if gpuOnly {
+			if t.Metadata.Annotations == nil {
+				t.Metadata.Annotations = map[string]string{}
+			}
+			t.Metadata.Annotations[GPUOnly] = "gpu-only"
+		}
+		l.Items = append(l.Items, t)
+		if gpu {
+			gpus++
 		}
 	}
 	slices.SortFunc(l.Items, func(a, b node) int { return strings.Compare(a.Metadata.Name, b.Metadata.Name) })
 	data, err := yaml.Marshal(l)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	header := fmt.Sprintf("# drvcheck snapshot nodes: %d GPU nodes (labels, taints, allocatable, conditions).\n", len(l.Items))
+	header := fmt.Sprintf("# drvcheck snapshot nodes: %d nodes, %d of them GPU nodes (%s=true or an NVIDIA PCI label); labels, taints, allocatable, conditions.\n",
+		len(l.Items), gpus, nodefacts.GPUPresent)
+	if gpuOnly {
+		header = fmt.Sprintf("# drvcheck snapshot nodes --gpu-only: %d GPU nodes (labels, taints, allocatable, conditions); the cluster's other nodes are left out.\n", len(l.Items))
+	}
 	if _, err := io.WriteString(w, header); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	_, err = w.Write(data)
-	return len(l.Items), err
+	return len(l.Items), gpus, err
 }
 
 func trim(n *corev1.Node) node {

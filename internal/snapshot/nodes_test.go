@@ -37,9 +37,9 @@ func gpuNode(name string) *corev1.Node {
 func TestWriteNodesKeepsWhatChecksRead(t *testing.T) {
 	cpu := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "cpu-1"}}
 	var buf bytes.Buffer
-	n, err := WriteNodes(&buf, []*corev1.Node{gpuNode("gpu-b"), cpu, gpuNode("gpu-a")})
-	if err != nil || n != 2 {
-		t.Fatalf("WriteNodes: %d %v", n, err)
+	n, gpus, err := WriteNodes(&buf, []*corev1.Node{gpuNode("gpu-b"), cpu, gpuNode("gpu-a")}, true)
+	if err != nil || n != 2 || gpus != 2 {
+		t.Fatalf("WriteNodes: %d %d %v", n, gpus, err)
 	}
 	out := buf.String()
 	for _, gone := range []string{"cpu-1", "10.1.2.3", "aws://", "10.0.0.0", "u-1", "resourceVersion", "kubelet is posting", "Time", "ttl", "cri-socket", "capacity", "5.15.0"} {
@@ -58,14 +58,34 @@ func TestWriteNodesKeepsWhatChecksRead(t *testing.T) {
 	q := got.Status.Allocatable["nvidia.com/gpu"]
 	if !got.Spec.Unschedulable || len(got.Spec.Taints) != 1 || got.Spec.Taints[0].Key != "nvidia.com/gpu" ||
 		q.Value() != 8 || len(got.Status.Conditions) != 1 || got.Status.Conditions[0].Reason != "KubeletReady" ||
-		got.Labels["nvidia.com/gpu.present"] != "true" || len(got.Annotations) != 1 ||
+		got.Labels["nvidia.com/gpu.present"] != "true" || len(got.Annotations) != 2 || got.Annotations[GPUOnly] != "gpu-only" ||
 		got.Annotations["nvidia.com/gpu-driver-upgrade-wait-for-safe-load-start-time"] != "1700000000" {
 		t.Errorf("read back %+v", got)
 	}
 	// The same nodes give the same bytes: a committed snapshot changes only
 	// when a node does.
 	var again bytes.Buffer
-	if _, err := WriteNodes(&again, []*corev1.Node{gpuNode("gpu-a"), gpuNode("gpu-b")}); err != nil || again.String() != out {
+	if _, _, err := WriteNodes(&again, []*corev1.Node{gpuNode("gpu-a"), gpuNode("gpu-b")}, true); err != nil || again.String() != out {
 		t.Errorf("second snapshot differs: %v\n%s", err, again.String())
+	}
+}
+
+// By default every node is kept, CPU nodes too, with the same fields and
+// no mark.
+func TestWriteNodesKeepsEveryNode(t *testing.T) {
+	cpu := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "cpu-1", Labels: map[string]string{"pool": "cpu"},
+		Annotations: map[string]string{"node.alpha.kubernetes.io/ttl": "0"}}}
+	var buf bytes.Buffer
+	n, gpus, err := WriteNodes(&buf, []*corev1.Node{gpuNode("gpu-a"), cpu}, false)
+	if err != nil || n != 2 || gpus != 1 {
+		t.Fatalf("WriteNodes: %d %d %v", n, gpus, err)
+	}
+	var l corev1.NodeList
+	if err := yaml.UnmarshalStrict(buf.Bytes(), &l); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 2 || l.Items[0].Name != "cpu-1" || l.Items[0].Labels["pool"] != "cpu" || len(l.Items[0].Annotations) != 0 ||
+		l.Items[1].Annotations[GPUOnly] != "" {
+		t.Fatalf("items %+v", l.Items)
 	}
 }

@@ -15,3 +15,16 @@ reported(w) if not w.owned
 template_prefix(w) := sprintf("%s: ", [w.template]) if {
 	object.get(w, "template", "") != ""
 } else := ""
+
+# placement_unknown(w): the known nodes include a GPU-only snapshot
+# (snapshot nodes --gpu-only, input.summary.gpu_only_nodes), and w's pods
+# ask for no GPU: the nodes they may run on are absent, not missing, so
+# where they may run is not known.
+placement_unknown(w) if {
+	input.summary.gpu_only_nodes
+	not w.gpu.requests
+}
+
+# gpu_only_note says so, for a finding that would otherwise say no node
+# matches.
+gpu_only_note := "the node snapshot holds GPU nodes only (snapshot nodes --gpu-only) and its pods ask for no GPU, so the nodes they may run on are not known"
