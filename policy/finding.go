@@ -45,6 +45,9 @@ type Finding struct {
 	File     string     `json:"file,omitempty"`
 	Line     int        `json:"line,omitempty"`
 	Field    []any      `json:"-"`
+	// Baseline is "new" or "existing" when the run is compared with an
+	// earlier report (--baseline, internal/baseline); empty otherwise.
+	Baseline string `json:"baseline,omitempty"`
 
 	// Image says the node's driver image is "missing" (audit prints the
 	// node as MISSING) or "unknown" (no tag can be made: audit fails).

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/drvcheck/drvcheck/internal/baseline"
 	"github.com/drvcheck/drvcheck/internal/pushgateway"
 	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/internal/report"
@@ -137,8 +138,17 @@ func (o *options) conclude(ctx context.Context, e *env, res *runner.Result, err 
 	for _, s := range res.Skipped {
 		fmt.Fprintf(e.stderr, "drvcheck: %s; %s skipped\n", why[s.Need], ruleList(s.Rules))
 	}
+	failing := res.Findings
+	if o.Baseline != "" {
+		b, err := baseline.Read(o.Baseline, int64(o.MaxFileSize))
+		if err != nil {
+			return o.failed(ctx, err)
+		}
+		b.Mark(res.Findings)
+		failing = baseline.Fresh(res.Findings)
+	}
 	code := exitOK
-	if o.fails(res.Findings) {
+	if o.fails(failing) {
 		code = exitFindings
 	}
 	if err := o.emit(ctx, e, res, code); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/drvcheck/drvcheck/internal/baseline"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -14,7 +15,8 @@ import (
 //
 //	::error file=k8s/pool.yaml,line=14,title=DRV010 unschedulable-affinity::Deployment/ml/trainer: ...
 //
-// Errors are ::error, warnings ::warning, the rest ::notice. Suppressed
+// Errors are ::error, warnings ::warning, the rest ::notice; a finding the
+// --baseline already held is a ::notice marked existing. Suppressed
 // findings are not annotated; a last ::notice counts them.
 func GitHub(w io.Writer, r Report, opt Options) error {
 	bw := bufio.NewWriter(w)
@@ -33,8 +35,12 @@ func githubCommand(f policy.Finding, opt Options) string {
 	if f.File != "" && f.File != "-" {
 		props = append(props, "file="+escapeProperty(opt.displayPath(f.File)), fmt.Sprintf("line=%d", max(f.Line, 1)))
 	}
-	props = append(props, "title="+escapeProperty(strings.TrimSpace(f.Rule+" "+f.Title)))
-	return fmt.Sprintf("::%s %s::%s", githubLevel(f.Severity), strings.Join(props, ","), escapeData(f.Object.String()+": "+f.Message))
+	title, level := strings.TrimSpace(f.Rule+" "+f.Title), githubLevel(f.Severity)
+	if f.Baseline == baseline.Existing { // the pull request did not bring it: a notice, not a failure
+		title, level = title+" (existing)", "notice"
+	}
+	props = append(props, "title="+escapeProperty(title))
+	return fmt.Sprintf("::%s %s::%s", level, strings.Join(props, ","), escapeData(f.Object.String()+": "+f.Message))
 }
 
 func githubLevel(severity string) string {

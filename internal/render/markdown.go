@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/drvcheck/drvcheck/internal/baseline"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -22,11 +23,11 @@ func Markdown(w io.Writer, r Report, opt Options) error {
 	s := r.Summary
 	fmt.Fprintln(bw, "## drvcheck")
 	fmt.Fprintln(bw)
-	status := "✅ No findings"
-	if s.Errors > 0 {
-		status = "❌ " + plural(s.Errors, "error")
-	} else if s.Warnings > 0 {
-		status = "⚠️ " + plural(s.Warnings, "warning")
+	status := markdownStatus(s.Errors, s.Warnings, "")
+	if split := baselineSplit(r.Findings); split != "" {
+		// Against a baseline, the status is that of the new findings.
+		fresh := baseline.Fresh(r.Findings)
+		status = markdownStatus(len(filter(fresh, policy.Error)), len(filter(fresh, policy.Warning)), "new ") + " (" + split + ")"
 	}
 	fmt.Fprintf(bw, "**%s** · %s, %s, %d suppressed · %s, %s checked\n\n", status,
 		plural(s.Errors, "error"), plural(s.Warnings, "warning"), s.Suppressed,
@@ -39,7 +40,7 @@ func Markdown(w io.Writer, r Report, opt Options) error {
 				fmt.Fprintf(bw, "\n… and %d more; see the JSON or SARIF report.\n", len(r.Findings)-markdownRows)
 				break
 			}
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", severityIcon(f.Severity), cell(f.Rule+" "+f.Title),
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", severityIcon(f.Severity), cell(f.Rule+" "+f.Title+existingMark(f)),
 				cell(f.Object.String()), location(f, opt), cell(f.Message))
 		}
 		fmt.Fprintln(bw)
@@ -64,6 +65,18 @@ func Markdown(w io.Writer, r Report, opt Options) error {
 		fmt.Fprintln(bw)
 	}
 	return bw.Flush()
+}
+
+// markdownStatus is the summary's first words: the worst severity found
+// and how many.
+func markdownStatus(errors, warnings int, which string) string {
+	switch {
+	case errors > 0:
+		return "❌ " + plural(errors, which+"error")
+	case warnings > 0:
+		return "⚠️ " + plural(warnings, which+"warning")
+	}
+	return "✅ No " + which + "findings"
 }
 
 // bySeverity orders findings errors first, keeping the report's order

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"github.com/drvcheck/drvcheck/internal/baseline"
+
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
@@ -75,7 +77,10 @@ type sarifResult struct {
 	Locations           []sarifLocation    `json:"locations"`
 	PartialFingerprints map[string]string  `json:"partialFingerprints"`
 	Suppressions        []sarifSuppression `json:"suppressions,omitempty"`
-	Properties          map[string]string  `json:"properties,omitempty"`
+	// BaselineState is "new" or "unchanged" against --baseline (SARIF
+	// 3.27.24); absent without one.
+	BaselineState string            `json:"baselineState,omitempty"`
+	Properties    map[string]string `json:"properties,omitempty"`
 }
 
 type sarifLocation struct {
@@ -139,6 +144,9 @@ func SARIF(w io.Writer, r Report, opt Options) error {
 	return enc.Encode(sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}})
 }
 
+// sarifBaseline words a finding's state against --baseline as SARIF does.
+var sarifBaseline = map[string]string{baseline.New: "new", baseline.Existing: "unchanged"}
+
 // sarifRules lists the rules' metadata, adding a bare entry for any rule
 // that produced findings without a meta (a custom rule), so that every
 // result's ruleIndex points at its rule.
@@ -178,6 +186,7 @@ func sarifResultOf(f policy.Finding, index map[string]int, opt Options) sarifRes
 		Level:               sarifLevel(f.Severity),
 		Message:             sarifText{Text: f.Object.String() + ": " + f.Message},
 		PartialFingerprints: map[string]string{"drvcheckFinding/v1": fingerprint(f)},
+		BaselineState:       sarifBaseline[f.Baseline],
 	}
 	loc := sarifLocation{LogicalLocations: []sarifLogical{{
 		Name: f.Object.Name, FullyQualifiedName: f.Object.String(), Kind: "resource",

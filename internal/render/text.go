@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/drvcheck/drvcheck/internal/baseline"
 	"github.com/drvcheck/drvcheck/internal/oneline"
 	"github.com/drvcheck/drvcheck/policy"
 )
@@ -38,7 +39,7 @@ func Text(w io.Writer, r Report, opt Options) error {
 		}
 		fmt.Fprintf(bw, "%s (%d)\n", paint(bold+sev.color, sev.label), len(group))
 		for _, f := range group {
-			fmt.Fprintf(bw, "  %s %s  %s\n", paint(sev.color, oneline.Escape(f.Rule)), oneline.Escape(f.Title), oneline.Escape(f.Object.String()))
+			fmt.Fprintf(bw, "  %s %s  %s%s\n", paint(sev.color, oneline.Escape(f.Rule)), oneline.Escape(f.Title), oneline.Escape(f.Object.String()), existingMark(f))
 			if f.File != "" {
 				fmt.Fprintf(bw, "    %s:%d\n", oneline.Escape(f.File), f.Line)
 			}
@@ -52,8 +53,29 @@ func Text(w io.Writer, r Report, opt Options) error {
 	if s.Suppressed > 0 {
 		fmt.Fprintf(bw, ", %d suppressed", s.Suppressed)
 	}
+	if split := baselineSplit(r.Findings); split != "" {
+		fmt.Fprintf(bw, " (%s)", split)
+	}
 	fmt.Fprintf(bw, "; %d GPU node(s), %d object(s) checked\n", s.GPUNodes, s.Objects)
 	return bw.Flush()
+}
+
+// existingMark marks a finding the baseline already held.
+func existingMark(f policy.Finding) string {
+	if f.Baseline == baseline.Existing {
+		return "  (existing: not failing)"
+	}
+	return ""
+}
+
+// baselineSplit counts the findings new and existing against --baseline;
+// "" without one.
+func baselineSplit(fs []policy.Finding) string {
+	fresh, existing := baseline.Count(fs)
+	if fresh+existing == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d new, %d existing against the baseline", fresh, existing)
 }
 
 func filter(fs []policy.Finding, severity string) []policy.Finding {

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The pull-request loop on the lab: the lab's own findings (DRV001 for
+// lab-node-3 among them) are the baseline, and a change that adds a Pod no
+// node can run fails on that Pod alone, with the others shown as existing
+// and not failing in text, JSON, SARIF, the GitHub annotations and the
+// Action's summary (markdown).
+func TestBaselineFailsOnlyForWhatAChangeBrings(t *testing.T) {
+	dir, _ := labCopy(t)
+	base := filepath.Join(t.TempDir(), "base.json")
+	if r := drv(t, "check", dir, "--matrix", matrix, "-o", "json", "--report", "json="+base); r.code != 1 {
+		t.Fatalf("baseline run: exit %d %s", r.code, r.stderr)
+	}
+	// Unchanged: every finding existing, exit 0, even at --fail-on warning
+	// (the lab has a warning).
+	if r := drv(t, "check", dir, "--matrix", matrix, "--baseline", base, "--fail-on", "warning"); r.code != 0 || !strings.Contains(r.stdout, "0 new, ") {
+		t.Errorf("unchanged: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	writeFile(t, filepath.Join(dir, "k8s", "stray.yaml"), `apiVersion: v1
+kind: Pod
+metadata: {name: stray, namespace: gpu-drv}
+spec:
+  nodeSelector: {kubernetes.io/hostname: lab-node-9}
+  containers: [{name: c, image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04}]
+`)
+	args := []string{"check", dir, "--matrix", matrix, "--baseline", base}
+	r := drv(t, append(args, "-o", "json")...)
+	var rep jsonReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 1 {
+		t.Fatalf("exit %d %v\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	var fresh []string
+	drv001 := ""
+	for _, f := range rep.Findings {
+		if f.Baseline == "new" {
+			fresh = append(fresh, f.Rule+" "+f.Object.String())
+		}
+		if f.Rule == "DRV001" && f.Node == "lab-node-3" {
+			drv001 = f.Baseline
+		}
+	}
+	if strings.Join(fresh, ", ") != "DRV010 Pod/gpu-drv/stray" || drv001 != "existing" {
+		t.Fatalf("new %v, DRV001 lab-node-3 %q", fresh, drv001)
+	}
+	text := drv(t, args...).stdout
+	if !strings.Contains(text, "DRV001 missing-driver-image  Node/lab-node-3  (existing: not failing)") ||
+		!strings.Contains(text, "(1 new, ") || strings.Contains(text, "Pod/gpu-drv/stray  (existing") {
+		t.Errorf("text:\n%s", text)
+	}
+	var sarif struct {
+		Runs []struct {
+			Results []struct {
+				RuleID        string `json:"ruleId"`
+				BaselineState string `json:"baselineState"`
+				Message       struct{ Text string }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(drv(t, append(args, "-o", "sarif")...).stdout), &sarif); err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]string{}
+	for _, res := range sarif.Runs[0].Results {
+		states[res.RuleID+" "+strings.SplitN(res.Message.Text, ":", 2)[0]] = res.BaselineState
+	}
+	if states["DRV010 Pod/gpu-drv/stray"] != "new" || states["DRV001 Node/lab-node-3"] != "unchanged" {
+		t.Errorf("SARIF baselineState: %v", states)
+	}
+	gh := drv(t, append(args, "-o", "github")...).stdout
+	if !strings.Contains(gh, "::error file=") || !strings.Contains(gh, "title=DRV001 missing-driver-image (existing)::Node/lab-node-3") ||
+		strings.Count(gh, "::error ") != 1 {
+		t.Errorf("annotations:\n%s", gh)
+	}
+	md := drv(t, append(args, "-o", "markdown")...).stdout
+	if !strings.Contains(md, "**❌ 1 new error (1 new, ") || !strings.Contains(md, "DRV001 missing-driver-image  (existing: not failing)") {
+		t.Errorf("summary:\n%s", md)
+	}
+}
+
+// A baseline that is not a report, or that a repository's config names,
+// is refused: a pull request could otherwise mark its own findings as
+// existing.
+func TestBaselineRefuses(t *testing.T) {
+	dir := t.TempDir()
+	notReport := filepath.Join(dir, "x.json")
+	writeFile(t, notReport, `{"nodes": []}`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", lab, "--baseline", notReport}, "--baseline " + notReport + ": not a drvcheck -o json report"},
+		{[]string{"check", lab, "--baseline", filepath.Join(dir, "absent.json")}, "no such file or directory"},
+	} {
+		if r := drv(t, c.args...); r.code != exitError || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d %q, want 2 and %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+	repo := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(repo, "base.json"), `{"findings": []}`)
+	writeFile(t, filepath.Join(repo, ".drvcheck.yaml"), "baseline: base.json\n")
+	if r := drv(t, "check", lab, "--config", filepath.Join(repo, ".drvcheck.yaml")); r.code != exitError || !strings.Contains(r.stderr, "baseline") {
+		t.Errorf("a repository's config set the baseline: exit %d %q", r.code, r.stderr)
+	}
+}
