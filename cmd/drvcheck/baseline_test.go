@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -111,5 +112,72 @@ func TestBaselineRefuses(t *testing.T) {
 	writeFile(t, filepath.Join(repo, ".drvcheck.yaml"), "baseline: base.json\n")
 	if r := drv(t, "check", lab, "--config", filepath.Join(repo, ".drvcheck.yaml")); r.code != exitError || !strings.Contains(r.stderr, "baseline") {
 		t.Errorf("a repository's config set the baseline: exit %d %q", r.code, r.stderr)
+	}
+}
+
+// gitRun runs git in dir with a fixed identity and no user config.
+func gitRun(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// --diff-base checks the merge base too, from git's objects: a branch that
+// adds the stray Pod fails on it alone; the lab's own findings, there
+// before the branch, are existing. A file the merge base lacks is simply
+// not in its run.
+func TestDiffBaseFailsOnlyForTheBranch(t *testing.T) {
+	dir, _ := labCopy(t)
+	gitRun(t, dir, "init", "-q", "-b", "main")
+	gitRun(t, dir, "add", ".")
+	gitRun(t, dir, "commit", "-q", "-m", "lab")
+	gitRun(t, dir, "checkout", "-q", "-b", "change")
+	if r := drv(t, "check", dir, "--matrix", matrix, "--diff-base", "main", "--fail-on", "warning"); r.code != 0 || !strings.Contains(r.stdout, "(0 new, ") {
+		t.Fatalf("no change: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	writeFile(t, filepath.Join(dir, "k8s", "stray.yaml"), `apiVersion: v1
+kind: Pod
+metadata: {name: stray, namespace: gpu-drv}
+spec:
+  nodeSelector: {kubernetes.io/hostname: lab-node-9}
+  containers: [{name: c, image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04}]
+`)
+	gitRun(t, dir, "add", ".")
+	gitRun(t, dir, "commit", "-q", "-m", "stray")
+	k8s := filepath.Join(dir, "k8s")
+	for _, target := range [][]string{{dir}, {k8s}, {filepath.Join(k8s, "stray.yaml"), filepath.Join(k8s, "nodes.yaml"), filepath.Join(k8s, "node3.yaml")}} {
+		r := drv(t, append([]string{"check", "--matrix", matrix, "--diff-base", "main", "-o", "json"}, target...)...)
+		var rep jsonReport
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 1 {
+			t.Fatalf("%s: exit %d %v\n%s%s", target, r.code, err, r.stdout, r.stderr)
+		}
+		fresh := 0
+		for _, f := range rep.Findings {
+			if f.Baseline == "new" {
+				fresh++
+				if f.Rule != "DRV010" || f.Object.Name != "stray" {
+					t.Errorf("%s: new %s %s", target, f.Rule, f.Object)
+				}
+			}
+		}
+		if fresh != 1 {
+			t.Errorf("%s: %d new findings, want 1", target, fresh)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", dir, "--diff-base", "nope"}, "--diff-base nope: no merge base of nope and HEAD"},
+		{[]string{"check", dir, lab, "--diff-base", "main"}, "is outside the git work tree"},
+		{[]string{"check", t.TempDir(), "--diff-base", "main"}, "is not in a git work tree"},
+		{[]string{"check", dir, "--diff-base", "main", "--baseline", filepath.Join(dir, "x.json")}, "--baseline and --diff-base both"},
+	} {
+		if r := drv(t, c.args...); r.code != exitError || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d %q, want 2 and one line with %q", c.args, r.code, r.stderr, c.want)
+		}
 	}
 }

@@ -12,6 +12,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	o.addReportFlag()
 	nodesFromCluster := o.fs.Bool("nodes-from-cluster", false, "take the nodes from the live cluster and everything else from PATH")
 	nodes := o.fs.StringArray("nodes", nil, "take the nodes from FILE (drvcheck snapshot nodes writes it) and everything else from PATH; repeatable")
+	diffBase := o.fs.String("diff-base", "", "also check the merge base of REF and HEAD (e.g. origin/main), from a copy of its tree: the findings it holds are existing, and --fail-on counts only the new ones, as with --baseline")
 	o.addClusterFlags()
 	if err := o.parse(args); err != nil {
 		return err
@@ -22,16 +23,30 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if len(paths) == 0 {
 		return errors.New("check: no PATH given (use - for standard input)")
 	}
-	cfg := o.runnerConfig(e, paths)
-	read := runner.Files(ctx, cfg)
-	switch {
-	case *nodesFromCluster && len(*nodes) > 0:
+	if *nodesFromCluster && len(*nodes) > 0 {
 		return errors.New("check: --nodes and --nodes-from-cluster both say where the nodes come from; give one")
-	case *nodesFromCluster:
-		read = runner.FilesWithLiveNodes(ctx, cfg, o.clusterOptions())
-	case len(*nodes) > 0:
-		read = runner.FilesWithNodes(ctx, cfg, *nodes)
 	}
-	res, err := runner.Run(ctx, cfg, read)
+	run := func(paths []string) (*runner.Result, error) {
+		cfg := o.runnerConfig(e, paths)
+		read := runner.Files(ctx, cfg)
+		switch {
+		case *nodesFromCluster:
+			read = runner.FilesWithLiveNodes(ctx, cfg, o.clusterOptions())
+		case len(*nodes) > 0:
+			read = runner.FilesWithNodes(ctx, cfg, *nodes)
+		}
+		return runner.Run(ctx, cfg, read)
+	}
+	if *diffBase != "" {
+		if o.Baseline != "" {
+			return errors.New("check: --baseline and --diff-base both say what to compare with; give one")
+		}
+		b, err := diffBaseline(ctx, *diffBase, paths, int64(o.MaxInputSize), run)
+		if err != nil {
+			return o.failed(ctx, err)
+		}
+		o.base = b
+	}
+	res, err := run(paths)
 	return o.conclude(ctx, e, res, err)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/drvcheck/drvcheck/internal/baseline"
 	"github.com/drvcheck/drvcheck/internal/config"
 	"github.com/drvcheck/drvcheck/internal/cuda"
 	"github.com/drvcheck/drvcheck/internal/render"
@@ -42,6 +43,9 @@ type options struct {
 
 	profile string // --profile
 	env     *env
+	// base is what findings are compared with: --baseline's report, or
+	// check --diff-base's run of the merge base.
+	base *baseline.Baseline
 }
 
 // newFlags registers the flags every command that evaluates rules shares;

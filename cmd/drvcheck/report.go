@@ -144,7 +144,10 @@ func (o *options) conclude(ctx context.Context, e *env, res *runner.Result, err 
 		if err != nil {
 			return o.failed(ctx, err)
 		}
-		b.Mark(res.Findings)
+		o.base = b
+	}
+	if o.base != nil {
+		o.base.Mark(res.Findings)
 		failing = baseline.Fresh(res.Findings)
 	}
 	code := exitOK

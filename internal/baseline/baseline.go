@@ -7,6 +7,7 @@ package baseline
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -68,9 +69,19 @@ func Read(path string, limit int64) (*Baseline, error) {
 	return b, nil
 }
 
+// Of is the baseline of findings from a run of its own (check
+// --diff-base), named what for messages.
+func Of(fs []policy.Finding, what string) *Baseline {
+	b := &Baseline{Path: what, messages: map[key][]string{}}
+	for _, x := range fs {
+		b.messages[keyOf(x)] = append(b.messages[keyOf(x)], x.Message)
+	}
+	return b
+}
+
 // unwrapPath drops the path an *os.PathError repeats.
 func unwrapPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
+	if pe := (*os.PathError)(nil); errors.As(err, &pe) {
 		return pe.Err
 	}
 	return err
