@@ -102,8 +102,14 @@ func TestJUnit(t *testing.T) {
 		}
 	}
 	c := cases["DRV001 Node/gpu-1"]
-	if c.Failure == nil || strings.Count(c.Failure.Body, "\n") != 3 || c.Failure.Type != "error" {
+	if c.Failure == nil || strings.Count(c.Failure.Body, "\n") != 3 || c.Failure.Type != "error" || c.Failure.Message != "3 finding(s)" {
 		t.Errorf("Node DRV001 case = %+v", c)
+	}
+	// Each message is written once: in the body, not also in an attribute.
+	for _, f := range r.Findings {
+		if n := strings.Count(out, xmlEscaped(f.Message)); n != 1 {
+			t.Errorf("%q written %d times", f.Message, n)
+		}
 	}
 	if c := cases["DRV010 Deployment/ml/trainer"]; c.Failure == nil || c.File != "k8s/pool a.yaml" || c.Line != 14 {
 		t.Errorf("Deployment DRV010 case = %+v", c)
@@ -115,6 +121,12 @@ func TestJUnit(t *testing.T) {
 		!strings.Contains(c.Skipped.Message, "budget is intended") {
 		t.Errorf("suppressed case = %+v", c)
 	}
+}
+
+func xmlEscaped(s string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s))
+	return b.String()
 }
 
 // The size grows with findings, not with objects times rules.

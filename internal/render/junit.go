@@ -123,6 +123,8 @@ func groupFindings(fs []policy.Finding) map[caseKey][]policy.Finding {
 	return out
 }
 
+// failureOf is one object's findings under one rule: each message once,
+// in the body with its place, and only their count in the attribute.
 func failureOf(fs []policy.Finding, opt Options) *junitFailure {
 	var body strings.Builder
 	for _, f := range fs {
@@ -131,7 +133,7 @@ func failureOf(fs []policy.Finding, opt Options) *junitFailure {
 		}
 		fmt.Fprintf(&body, "%s: %s\n", f.Severity, f.Message)
 	}
-	return &junitFailure{Message: fs[0].Message, Type: fs[0].Severity, Body: body.String()}
+	return &junitFailure{Message: fmt.Sprintf("%d finding(s)", len(fs)), Type: fs[0].Severity, Body: body.String()}
 }
 
 // junitRules lists every rule, and rules that produced findings without a
