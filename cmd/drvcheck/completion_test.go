@@ -28,14 +28,30 @@ func TestBashCompletion(t *testing.T) {
 		}
 		return strings.TrimSpace(string(out))
 	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "nodes.yaml"), "")
 	for words, want := range map[string]string{
-		"drvcheck ch":           "check",
-		"drvcheck check --mat":  "--matrix",
-		"drvcheck plan --max-p": "--max-parallel-upgrades",
-		"drvcheck verify --mat": "",
-		"drvcheck help sta":     "status",
+		"drvcheck ch":                    "check",
+		"drvcheck check --mat":           "--matrix",
+		"drvcheck plan --max-p":          "--max-parallel-upgrades",
+		"drvcheck verify --mat":          "",
+		"drvcheck help sta":              "status",
+		"drvcheck check -o j":            "json junit",
+		"drvcheck check --output s":      "sarif",
+		"drvcheck check --fail-on w":     "warning",
+		"drvcheck check --cuda-compat ":  "minor strict",
+		"drvcheck snapshot n":            "nodes",
+		"drvcheck snapshot ":             "nodes",
+		"drvcheck completion ":           "bash zsh fish",
+		"drvcheck scan " + dir + "/no":   "",
+		"drvcheck check " + dir + "/no":  dir + "/nodes.yaml",
+		"drvcheck plan g0 " + dir + "/n": dir + "/nodes.yaml",
 	} {
-		if got := complete(strings.Fields(words)...); got != want {
+		fields := strings.Fields(words)
+		if strings.HasSuffix(words, " ") {
+			fields = append(fields, "") // completing an empty word
+		}
+		if got := complete(fields...); got != want {
 			t.Errorf("%q completes to %q, want %q", words, got, want)
 		}
 	}

@@ -54,11 +54,11 @@ func init() {
 		{"scan", "", "evaluate every rule over the live cluster (read-only)", runScan},
 		{"tag", "NODE [PATH...]", "print the precompiled driver image tag NODE needs", runTag},
 		{"audit", "[PATH...]", "list GPU nodes whose driver image is missing (needs --matrix or --registry)", runAudit},
-		{"plan", "NODE --driver V", "the driver upgrade of NODE as ordered steps; --all simulates the fleet", runPlan},
+		{"plan", "NODE --driver V [PATH...]", "the driver upgrade of NODE as ordered steps; --all simulates the fleet", runPlan},
 		{"status", "[PATH...]", "one row per GPU node: driver, tag, image, upgrade state, cordon, stall", runStatus},
 		{"verify", "[DIR...]", "run the Rego unit tests (*_test.rego) of the built-in and your policies", runVerify},
 		{"input", "[PATH...]", "print the input document the rules read, as JSON (live cluster without PATH)", runInput},
-		{"snapshot", "nodes [PATH...]", "write the GPU nodes (labels, taints, allocatable, conditions) for check --nodes", runSnapshot},
+		{"snapshot", "nodes [PATH...]", "write the nodes (labels, taints, allocatable, conditions) for check --nodes", runSnapshot},
 		{"version", "", "print the version, commit and OPA version (also --version)", runVersion},
 		{"completion", "bash|zsh|fish", "print the shell completion script", runCompletion},
 	}
