@@ -3,7 +3,11 @@
 # checksums.txt, without Go:
 #
 #   bash hack/install.sh v1.2.3 ~/.local/bin
+#   bash hack/install.sh v1 ~/.local/bin     # the newest v1.x.y
 #
+# A floating version (v1, v1.2) is resolved through the release of that
+# name, whose version.txt names the newest release under it
+# (hack/float-tags.sh writes it at each release).
 # The GitHub Action runs it too. DRVCHECK_RELEASE_URL points at a mirror
 # (default: the GitHub releases of drvcheck/drvcheck). Exit codes:
 #   0  installed DIR/drvcheck
@@ -18,22 +22,6 @@ dir="${2:?usage: install.sh VERSION DIR}"
 base="${DRVCHECK_RELEASE_URL:-https://github.com/drvcheck/drvcheck/releases/download}"
 
 say() { echo "drvcheck install: $*" >&2; }
-
-if ! [[ "$version" =~ ^v[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?$ ]]; then
-	say "$version is not a release tag (vMAJOR.MINOR.PATCH); no release binary"
-	exit 3
-fi
-case "$(uname -s)" in
-Linux) os=linux ;;
-Darwin) os=darwin ;;
-*) say "no release binary for $(uname -s)"; exit 3 ;;
-esac
-case "$(uname -m)" in
-x86_64 | amd64) arch=amd64 ;;
-aarch64 | arm64) arch=arm64 ;;
-*) say "no release binary for $(uname -m)"; exit 3 ;;
-esac
-asset="drvcheck-$os-$arch"
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -51,6 +39,35 @@ fetch() {
 	*) say "$1: HTTP $code"; return 1 ;;
 	esac
 }
+
+release_re='^v[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?$'
+if [[ "$version" =~ ^v[0-9]+(\.[0-9]+)?$ ]]; then
+	fetch "$base/$version/version.txt" "$tmp/version.txt" || exit $?
+	resolved="$(head -c 200 "$tmp/version.txt" | tr -d '[:space:]')"
+	# The pointer must name a release under the floating version: never
+	# install something else on its word.
+	if ! [[ "$resolved" =~ $release_re ]] || [[ "$resolved" != "$version".* ]]; then
+		say "$base/$version/version.txt names ${resolved:-nothing}, not a release under $version; not installed"
+		exit 1
+	fi
+	say "$version is $resolved"
+	version="$resolved"
+fi
+if ! [[ "$version" =~ $release_re ]]; then
+	say "$version is not a release tag (vMAJOR.MINOR.PATCH); no release binary"
+	exit 3
+fi
+case "$(uname -s)" in
+Linux) os=linux ;;
+Darwin) os=darwin ;;
+*) say "no release binary for $(uname -s)"; exit 3 ;;
+esac
+case "$(uname -m)" in
+x86_64 | amd64) arch=amd64 ;;
+aarch64 | arm64) arch=arm64 ;;
+*) say "no release binary for $(uname -m)"; exit 3 ;;
+esac
+asset="drvcheck-$os-$arch"
 
 fetch "$base/$version/checksums.txt" "$tmp/checksums.txt" || exit $?
 fetch "$base/$version/$asset" "$tmp/$asset" || exit $?

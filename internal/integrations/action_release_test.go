@@ -24,7 +24,15 @@ const noGoPath = "/usr/bin:/bin"
 // when empty).
 func release(t *testing.T, tag, sum string) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), tag)
+	root := t.TempDir()
+	releaseFiles(t, root, tag, sum)
+	return serve(t, root)
+}
+
+// releaseFiles writes release tag under root, as release serves it.
+func releaseFiles(t *testing.T, root, tag, sum string) {
+	t.Helper()
+	dir := filepath.Join(root, tag)
 	asset := fmt.Sprintf("drvcheck-%s-%s", runtime.GOOS, runtime.GOARCH)
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X main.version="+tag, "-o", filepath.Join(dir, asset), "./cmd/drvcheck")
 	cmd.Dir = repo
@@ -43,9 +51,61 @@ func release(t *testing.T, tag, sum string) string {
 	if err := os.WriteFile(filepath.Join(dir, "checksums.txt"), []byte(checksums), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Dir(dir))))
+}
+
+// serve serves root as GitHub serves releases.
+func serve(t *testing.T, root string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.FileServer(http.Dir(root)))
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// float writes the release of a floating tag (v9, v9.9): its version.txt
+// names the release it stands for, as hack/float-tags.sh publishes it.
+func float(t *testing.T, root, name, points string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(root, name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, name, "version.txt"), []byte(points+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// uses: drvcheck/drvcheck@v9 (and @v9.9) on a runner without Go: the
+// floating tag resolves to the newest release under it, whose binary is
+// downloaded and verified. A pointer to a release outside the floating
+// tag is refused, with no build to fall back on.
+func TestActionDownloadsFloatingRelease(t *testing.T) {
+	root := t.TempDir()
+	releaseFiles(t, root, "v9.9.6", "")
+	float(t, root, "v9", "v9.9.6")
+	float(t, root, "v9.9", "v9.9.6")
+	float(t, root, "v8", "v9.9.6")
+	url := serve(t, root)
+	for _, ref := range []string{"v9", "v9.9"} {
+		r := newRunner(t)
+		r.actionRef, r.basePath = ref, noGoPath
+		out, outcome := r.action(map[string]string{
+			"paths": "testdata/lab", "matrix": "testdata/lab/support-matrix.csv", "release-url": url,
+			"sarif-file": filepath.Join(t.TempDir(), "f.sarif"),
+		})
+		log := r.log.String()
+		if outcome != "failure" || out["exit-code"] != "1" || calledSetupGo(r) || !strings.Contains(log, ref+" is v9.9.6") {
+			t.Fatalf("@%s: outcome %s, outputs %v, called %v\n%s", ref, outcome, out, r.called, log)
+		}
+		v, err := exec.Command(filepath.Join(r.path[0], "drvcheck"), "version").Output()
+		if err != nil || !strings.HasPrefix(string(v), "drvcheck v9.9.6\n") {
+			t.Errorf("@%s: drvcheck on PATH: %v %q", ref, err, v)
+		}
+	}
+	r := newRunner(t)
+	r.actionRef, r.basePath = "v8", noGoPath
+	_, outcome := r.action(map[string]string{"paths": "testdata/lab", "release-url": url, "sarif-file": filepath.Join(t.TempDir(), "g.sarif")})
+	if log := r.log.String(); outcome != "failure" || !strings.Contains(log, "not a release under v8; not installed") || calledSetupGo(r) {
+		t.Errorf("@v8 pointing at v9.9.6: outcome %s\n%s", outcome, log)
+	}
 }
 
 func calledSetupGo(r *ghRunner) bool {

@@ -256,9 +256,52 @@ func TestWorkflowRelease(t *testing.T) {
 		t.Errorf("triggers %v, permissions %v", push, w.Permissions)
 	}
 	all := runs(w.Jobs["release"].Steps)
-	for _, want := range []string{"bash .ci/run", `make release VERSION="$TAG"`, "gh release create \"$TAG\" bin/release/*", "make image-push"} {
+	for _, want := range []string{"bash .ci/run", `make release VERSION="$TAG"`, "gh release create \"$TAG\" bin/release/*", `bash hack/float-tags.sh "$TAG"`, "make image-push"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("release.yml does not run %q", want)
 		}
+	}
+}
+
+// hack/float-tags.sh moves v9 and v9.N forward only, and never for a
+// pre-release: with a stub gh that says v9 already points at v9.9.7 and
+// v9.8 has no release yet, v9.8.3 moves v9.8 alone.
+func TestFloatTagsMoveForwardOnly(t *testing.T) {
+	bin := t.TempDir()
+	gh := `#!/bin/sh
+case "$1 $2 $3" in
+"release download v9") echo v9.9.7 ;;
+"release download "*) exit 1 ;;
+"release view v9") exit 0 ;;
+"release view "*) exit 1 ;;
+esac
+`
+	if err := os.WriteFile(filepath.Join(bin, "gh"), []byte(gh), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	float := func(tag string) string {
+		t.Helper()
+		cmd := exec.Command("bash", filepath.Join(repo, "hack", "float-tags.sh"), tag)
+		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "FLOAT_DRY_RUN=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("float-tags.sh %s: %v\n%s", tag, err, out)
+		}
+		return string(out)
+	}
+	out := float("v9.8.3")
+	for _, want := range []string{"v9 stays at v9.9.7, newer than v9.8.3", "git tag -f v9.8 v9.8.3", "git push -f origin refs/tags/v9.8", "gh release create v9.8 --prerelease", "gh release upload v9.8 "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("v9.8.3: no %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "git tag -f v9 ") {
+		t.Errorf("v9 moved back:\n%s", out)
+	}
+	if out := float("v9.10.0"); !strings.Contains(out, "git tag -f v9 v9.10.0") || strings.Contains(out, "gh release create v9 ") {
+		t.Errorf("v9.10.0 (sort -V, not text order):\n%s", out)
+	}
+	if out := float("v9.11.0-rc.1"); strings.Contains(out, "git tag") {
+		t.Errorf("a pre-release moved a tag:\n%s", out)
 	}
 }
