@@ -11,7 +11,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	o := newFlags(e, "check", "[PATH...]")
 	o.addReportFlag()
 	nodesFromCluster := o.fs.Bool("nodes-from-cluster", false, "take the nodes from the live cluster and everything else from PATH")
-	nodes := o.fs.StringArray("nodes", nil, "take the nodes from FILE (drvcheck snapshot nodes writes it) and everything else from PATH; repeatable")
+	o.bind(&o.Inputs)
 	diffBase := o.fs.String("diff-base", "", "also check the merge base of REF and HEAD (e.g. origin/main), from a copy of its tree: the findings it holds are existing, and --fail-on counts only the new ones, as with --baseline")
 	o.addClusterFlags()
 	if err := o.parse(args); err != nil {
@@ -23,7 +23,10 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if len(paths) == 0 {
 		return errors.New("check: no PATH given (use - for standard input)")
 	}
-	if *nodesFromCluster && len(*nodes) > 0 {
+	if o.AsRendered {
+		paths = renderRoots(paths)
+	}
+	if *nodesFromCluster && len(o.Nodes) > 0 {
 		return errors.New("check: --nodes and --nodes-from-cluster both say where the nodes come from; give one")
 	}
 	run := func(paths []string) (*runner.Result, error) {
@@ -32,8 +35,8 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		switch {
 		case *nodesFromCluster:
 			read = runner.FilesWithLiveNodes(ctx, cfg, o.clusterOptions())
-		case len(*nodes) > 0:
-			read = runner.FilesWithNodes(ctx, cfg, *nodes)
+		case len(o.Nodes) > 0:
+			read = runner.FilesWithNodes(ctx, cfg, o.Nodes)
 		}
 		return runner.Run(ctx, cfg, read)
 	}

@@ -31,6 +31,7 @@ type options struct {
 	config.Operator
 	config.Output
 	config.Reports
+	config.Inputs
 	cluster     *config.Cluster // nil unless the command reads clusters
 	configPath  string
 	trustConfig bool

@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -240,5 +241,32 @@ func TestConfigLinkedOutOfTheRepository(t *testing.T) {
 	_, err := Load("", false)
 	if err == nil || !strings.Contains(err.Error(), "outside the repository") || strings.Contains(err.Error(), "CANARY") {
 		t.Errorf("%v", err)
+	}
+}
+
+// The README lists every key a .drvcheck.yaml may hold, no more.
+func TestREADMEListsTheKeys(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	start := strings.Index(text, "`.drvcheck.yaml` holds defaults for the option flags below")
+	end := strings.Index(text[max(start, 0):], "and the list of [exceptions]")
+	if start < 0 || end < 0 {
+		t.Fatal("the README's paragraph of config keys is gone")
+	}
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile("`([a-z-]+)`").FindAllStringSubmatch(text[start:start+end], -1) {
+		listed[m[1]] = true
+	}
+	for k := range keys() {
+		if !listed[k] {
+			t.Errorf("the README does not list %s", k)
+		}
+		delete(listed, k)
+	}
+	for k := range listed {
+		t.Errorf("the README lists %s, which is no key", k)
 	}
 }

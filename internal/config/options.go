@@ -91,6 +91,13 @@ type Reports struct {
 	Baseline string `json:"baseline" path:"" trust:"cli" usage:"a previous report of the same check (-o json): the findings it holds, by rule, object and node, are marked existing, and --fail-on counts only the new ones"`
 }
 
+// Inputs are check's choices of what stands for the cluster and how staged
+// files are read. A repository may set them: they name its own files.
+type Inputs struct {
+	Nodes      []string `json:"nodes" path:"" usage:"take the nodes from FILE (drvcheck snapshot nodes writes it) and everything else from PATH; repeatable"`
+	AsRendered bool     `json:"as-rendered" usage:"check a file inside a Helm chart or a kustomization as part of it: the nearest folder above it with a Chart.yaml or kustomization.yaml is checked in its place (what pre-commit hooks pass: a staged values.yaml or template)"`
+}
+
 // DefaultRenderTimeout bounds one render: a chart renders in well under a
 // second, and a template that loops without end ends the run within half
 // a minute.
@@ -111,4 +118,4 @@ func Defaults() (Loading, Registry, Rules, Cluster, Output) {
 
 // every lists a value of each options struct, for the keys a config file
 // may hold.
-var every = []any{&Loading{}, &Registry{}, &Rules{}, &Operator{}, &Cluster{}, &Output{}, &Reports{}}
+var every = []any{&Loading{}, &Registry{}, &Rules{}, &Operator{}, &Cluster{}, &Output{}, &Reports{}, &Inputs{}}

@@ -49,10 +49,10 @@ func TestPreCommitHooksDeclare(t *testing.T) {
 		if h.Language != "system" || !strings.HasPrefix(h.Entry, "drvcheck check") || !h.RequireSerial {
 			t.Errorf("%s: language %q entry %q require_serial %v", id, h.Language, h.Entry, h.RequireSerial)
 		}
-		// The staged files and the snapshot, or the whole tree.
+		// The staged files, as rendered, and the snapshot, or the whole tree.
 		whole := id == "drvcheck-tree"
 		if h.PassFilenames == nil || *h.PassFilenames == whole || whole != slices.Equal(h.Args, []string{"."}) ||
-			!whole && !slices.Equal(h.Args, []string{"--nodes", ".drvcheck/nodes.yaml"}) {
+			!whole && !slices.Equal(h.Args, []string{"--as-rendered", "--nodes", ".drvcheck/nodes.yaml"}) {
 			t.Errorf("%s: pass_filenames %v args %v", id, h.PassFilenames, h.Args)
 		}
 		re, err := regexp.Compile(h.Files)
@@ -238,6 +238,50 @@ func TestPreCommitTreeHookOnLab(t *testing.T) {
 func TestPreCommitTreeHookOnGitOps(t *testing.T) {
 	code, out := runHook(t, hooks(t)["drvcheck-tree"], filepath.Join(repo, "testdata", "gitops"))
 	if code != 1 || !strings.Contains(out, "DRV010 unschedulable-affinity  Deployment/prod/prod-triton\n    apps/triton/base/deployment.yaml:14") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
+
+// Staging only a chart's values.yaml runs the chart's checks: the hook
+// checks the chart it belongs to, rendered, so a nodeSelector changed to
+// a label no node has is caught (it used to be skipped as Helm values).
+// A staged template alone does the same.
+func TestPreCommitHookRendersAStagedValuesFile(t *testing.T) {
+	h := hooks(t)["drvcheck"]
+	dir := snapshotRepo(t, "matrix: [support-matrix.csv]\nexceptions:\n- {rule: DRV001, object: Node/lab-node-3, reason: known, expires: \"2999-01-01\"}\n")
+	for name, content := range map[string]string{
+		"chart/values.yaml": "replicaCount: 1\nnodeSelector: {gpu.pool: a100}\n",
+		"chart/templates/deployment.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: {{ .Release.Name }}-infer, namespace: gpu-drv}
+spec:
+  replicas: {{ .Values.replicaCount }}
+  selector: {matchLabels: {app: infer}}
+  template:
+    metadata: {labels: {app: infer}}
+    spec:
+      nodeSelector: {{ toYaml .Values.nodeSelector | nindent 8 }}
+      containers: [{name: c, image: nvcr.io/nvidia/tritonserver:24.08-py3}]
+`,
+	} {
+		if err := writeTo(filepath.Join(dir, name), []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, staged := range []string{"chart/values.yaml", "chart/templates/deployment.yaml"} {
+		code, out := runHook(t, h, dir, staged)
+		if code != 1 || !strings.Contains(out, "DRV010 unschedulable-affinity  Deployment/gpu-drv/") || !strings.Contains(out, "gpu.pool") {
+			t.Errorf("staged %s: exit %d\n%s", staged, code, out)
+		}
+	}
+}
+
+// drvcheck-tree reads the snapshot that .drvcheck.yaml names (nodes:), so
+// the node rules run on the whole tree too.
+func TestPreCommitTreeHookReadsTheSnapshot(t *testing.T) {
+	dir := snapshotRepo(t, "matrix: [support-matrix.csv]\nnodes: [.drvcheck/nodes.yaml]\n")
+	code, out := runHook(t, hooks(t)["drvcheck-tree"], dir, "k8s/cuda12-job.yaml")
+	if code != 1 || !strings.Contains(out, "DRV001 missing-driver-image  Node/lab-node-3\n    .drvcheck/nodes.yaml:") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 }
