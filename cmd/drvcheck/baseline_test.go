@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -107,6 +108,21 @@ func TestBaselineRefuses(t *testing.T) {
 	repo := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
 		t.Fatal(err)
+	}
+	// A committed baseline that a pull request turned into a link out of
+	// the repository, or into a named pipe, is refused, without a hang.
+	if err := os.Symlink("/etc/passwd", filepath.Join(repo, "link.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(repo, "pipe.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(repo, "k8s.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n")
+	for name, want := range map[string]string{"link.json": "a symbolic link outside the repository", "pipe.json": "not a regular file"} {
+		r := drv(t, "check", filepath.Join(repo, "k8s.yaml"), "--baseline", filepath.Join(repo, name))
+		if r.code != exitError || !strings.Contains(r.stderr, want) || strings.Contains(r.stdout+r.stderr, "root:") {
+			t.Errorf("%s: exit %d %q, want 2 and %q", name, r.code, r.stderr, want)
+		}
 	}
 	writeFile(t, filepath.Join(repo, "base.json"), `{"findings": []}`)
 	writeFile(t, filepath.Join(repo, ".drvcheck.yaml"), "baseline: base.json\n")

@@ -26,6 +26,12 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if o.AsRendered {
 		paths = renderRoots(paths)
 	}
+	if *diffBase != "" && o.Baseline != "" {
+		return errors.New("check: --baseline and --diff-base both say what to compare with; give one")
+	}
+	if err := o.loadBaseline(e, paths); err != nil {
+		return err
+	}
 	if *nodesFromCluster && len(o.Nodes) > 0 {
 		return errors.New("check: --nodes and --nodes-from-cluster both say where the nodes come from; give one")
 	}
@@ -41,9 +47,6 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return runner.Run(ctx, cfg, read)
 	}
 	if *diffBase != "" {
-		if o.Baseline != "" {
-			return errors.New("check: --baseline and --diff-base both say what to compare with; give one")
-		}
 		b, err := diffBaseline(ctx, *diffBase, paths, int64(o.MaxInputSize), run)
 		if err != nil {
 			return o.failed(ctx, err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/drvcheck/drvcheck/internal/baseline"
 	"github.com/drvcheck/drvcheck/internal/gitbase"
@@ -13,24 +12,17 @@ import (
 )
 
 // diffBaseline runs the same check on the merge base of ref and HEAD: the
-// git work tree that holds the first path is written, as the merge base
-// has it, to a temporary folder, and each path is checked there at the
-// same place. A path the merge base lacks (added by the change) is left
-// out of that run. Its findings are the baseline.
+// files of the paths, as the merge base has them, are written to a
+// temporary folder at the same places (internal/gitbase), and checked
+// there. A path the merge base lacks (added by the change) is left out of
+// that run. Its findings are the baseline.
 func diffBaseline(ctx context.Context, ref string, paths []string, limit int64, run func([]string) (*runner.Result, error)) (*baseline.Baseline, error) {
-	first, err := filepath.Abs(paths[0])
-	if err != nil {
-		return nil, fmt.Errorf("--diff-base: %w", err)
-	}
-	dir := first
-	if info, err := os.Stat(first); err != nil || !info.IsDir() {
-		dir = filepath.Dir(first)
-	}
-	root, err := gitbase.Root(ctx, dir)
+	repo, err := gitbase.Open(paths[0])
 	if err != nil {
 		return nil, fmt.Errorf("--diff-base %s: %w", ref, err)
 	}
-	commit, err := gitbase.MergeBase(ctx, root, ref)
+	defer repo.Close()
+	commit, err := repo.MergeBase(ctx, ref)
 	if err != nil {
 		return nil, fmt.Errorf("--diff-base %s: %w", ref, err)
 	}
@@ -43,17 +35,19 @@ func diffBaseline(ctx context.Context, ref string, paths []string, limit int64, 
 	if err := os.Mkdir(filepath.Join(tmp, ".git"), 0o700); err != nil {
 		return nil, fmt.Errorf("--diff-base: %w", err)
 	}
-	if err := gitbase.Export(ctx, root, commit, tmp, limit); err != nil {
+	rels := make([]string, len(paths))
+	for i, p := range paths {
+		if rels[i], err = inTree(p, repo.Root); err != nil {
+			return nil, fmt.Errorf("--diff-base %s: %w", ref, err)
+		}
+	}
+	if err := repo.Export(ctx, commit, rels, tmp, limit); err != nil {
 		return nil, fmt.Errorf("--diff-base %s: %w", ref, err)
 	}
 	var base []string
-	for _, p := range paths {
-		mapped, err := underBase(p, root, tmp)
-		if err != nil {
-			return nil, fmt.Errorf("--diff-base %s: %w", ref, err)
-		}
-		if _, err := os.Lstat(mapped); err == nil {
-			base = append(base, mapped)
+	for _, rel := range rels {
+		if _, err := os.Lstat(filepath.Join(tmp, rel)); err == nil {
+			base = append(base, filepath.Join(tmp, rel))
 		}
 	}
 	name := "the merge base " + short(commit) + " of " + ref
@@ -67,8 +61,9 @@ func diffBaseline(ctx context.Context, ref string, paths []string, limit int64, 
 	return baseline.Of(res.Findings, name), nil
 }
 
-// underBase is where path (in the work tree at root) is in the copy at tmp.
-func underBase(path, root, tmp string) (string, error) {
+// inTree is path relative to the work tree at root, which it must be in,
+// as written and once links are followed.
+func inTree(path, root string) (string, error) {
 	if path == "-" {
 		return "", fmt.Errorf("standard input has no merge base")
 	}
@@ -76,17 +71,18 @@ func underBase(path, root, tmp string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		root = real
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
 	rel, err := filepath.Rel(root, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
 		return "", fmt.Errorf("%s is outside the git work tree %s", path, root)
 	}
-	return filepath.Join(tmp, rel), nil
+	realRoot, err1 := filepath.EvalSymlinks(root)
+	realPath, err2 := filepath.EvalSymlinks(abs)
+	if err1 == nil && err2 == nil {
+		if r, err := filepath.Rel(realRoot, realPath); err != nil || !filepath.IsLocal(r) && r != "." {
+			return "", fmt.Errorf("%s leads out of the git work tree %s", path, root)
+		}
+	}
+	return rel, nil
 }
 
 func short(commit string) string { return commit[:min(12, len(commit))] }

@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/drvcheck/drvcheck/internal/oneline"
 	"github.com/drvcheck/drvcheck/internal/redact"
@@ -68,7 +69,7 @@ func main() {
 	// A render's child process is this binary too (internal/sandbox).
 	sandbox.Serve()
 	tuneGC()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM) // CI cancels with SIGTERM: temporary folders are removed
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, color: colorFor(os.Stdout)}
 	code := run(ctx, e, os.Args[1:])
 	stop()

@@ -127,6 +127,21 @@ func ruleList(rules []policy.Rule) string {
 	return strings.Join(names, ", ") + " are"
 }
 
+// loadBaseline reads --baseline before the run, as the run's other given
+// files are read (repofs.ReadGiven): a file inside the repository is
+// confined to it, a regular file within the limits.
+func (o *options) loadBaseline(e *env, paths []string) error {
+	if o.Baseline == "" {
+		return nil
+	}
+	data, err := o.files(paths).ReadGiven(o.Baseline)
+	if err != nil {
+		return fmt.Errorf("--baseline %w", err)
+	}
+	o.base, err = baseline.Parse(o.Baseline, data)
+	return err
+}
+
 // conclude ends a run of the rules (check, scan): it names the rules that
 // could not judge (their meta says what they need), prints the report, and
 // turns --fail-on into the exit code. A run that failed before it ends
@@ -139,13 +154,6 @@ func (o *options) conclude(ctx context.Context, e *env, res *runner.Result, err 
 		fmt.Fprintf(e.stderr, "drvcheck: %s; %s skipped\n", why[s.Need], ruleList(s.Rules))
 	}
 	failing := res.Findings
-	if o.Baseline != "" {
-		b, err := baseline.Read(o.Baseline, int64(o.MaxFileSize))
-		if err != nil {
-			return o.failed(ctx, err)
-		}
-		o.base = b
-	}
 	if o.base != nil {
 		o.base.Mark(res.Findings)
 		failing = baseline.Fresh(res.Findings)

@@ -7,10 +7,7 @@ package baseline
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 
 	"github.com/drvcheck/drvcheck/internal/object"
@@ -39,20 +36,8 @@ type Baseline struct {
 	messages map[key][]string
 }
 
-// Read reads a report written by -o json, at most limit bytes of it.
-func Read(path string, limit int64) (*Baseline, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("--baseline %s: %w", path, unwrapPath(err))
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("--baseline %s: %w", path, unwrapPath(err))
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("--baseline %s: larger than --max-file-size (%d bytes)", path, limit)
-	}
+// Parse reads a report written by -o json, read from path.
+func Parse(path string, data []byte) (*Baseline, error) {
 	var rep struct {
 		Findings *[]policy.Finding `json:"findings"`
 	}
@@ -77,14 +62,6 @@ func Of(fs []policy.Finding, what string) *Baseline {
 		b.messages[keyOf(x)] = append(b.messages[keyOf(x)], x.Message)
 	}
 	return b
-}
-
-// unwrapPath drops the path an *os.PathError repeats.
-func unwrapPath(err error) error {
-	if pe := (*os.PathError)(nil); errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // Mark sets each finding's Baseline to New or Existing. A key the

@@ -1,8 +1,6 @@
 package baseline
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,25 +8,15 @@ import (
 	"github.com/drvcheck/drvcheck/policy"
 )
 
-func write(t *testing.T, body string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "base.json")
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // A key held twice makes two findings existing; the one whose message the
 // baseline held word for word goes first, whatever the order; a third of
 // the same key, a new node, or a new rule is new. The line never counts.
 func TestMarkByRuleObjectAndNode(t *testing.T) {
-	path := write(t, `{"findings": [
+	b, err := Parse("base.json", []byte(`{"findings": [
 	  {"rule": "DRV014", "object": {"kind": "Deployment", "namespace": "ml", "name": "a"}, "message": "no known node carries label x", "line": 3},
 	  {"rule": "DRV014", "object": {"kind": "Deployment", "namespace": "ml", "name": "a"}, "message": "no known node carries label y", "line": 4},
 	  {"rule": "DRV001", "object": {"kind": "Node", "name": "n1"}, "node": "n1", "message": "old tag"}
-	]}`)
-	b, err := Read(path, 1<<20)
+	]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,14 +42,14 @@ func TestMarkByRuleObjectAndNode(t *testing.T) {
 	}
 }
 
-func TestReadRefuses(t *testing.T) {
+func TestParseRefuses(t *testing.T) {
 	for body, want := range map[string]string{
 		`[1, 2]`:                       "not a drvcheck -o json report",
 		`{"summary": {}}`:              "not a drvcheck -o json report",
+		`{"findings": null}`:           "not a drvcheck -o json report",
 		`{"findings": [{"rule": ""}]}`: "a finding without a rule",
-		`{"findings": []}` + strings.Repeat(" ", 100): "larger than --max-file-size",
 	} {
-		if _, err := Read(write(t, body), 50); err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "--baseline ") {
+		if _, err := Parse("b.json", []byte(body)); err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "--baseline b.json: ") {
 			t.Errorf("%.30s: %v, want %q", body, err, want)
 		}
 	}

@@ -1,12 +1,19 @@
-// Package gitbase writes the tree of a pull request's merge base to a
+// Package gitbase writes files of a pull request's merge base to a
 // temporary folder, so that the same check can run on the code before the
-// change (check --diff-base). It asks git only for local objects: nothing
-// is fetched, no hook or filter runs, and the tree is written by this
-// package, entry by entry, inside the folder and within a size bound.
+// change (check --diff-base). A pull request is hostile input, so:
+//   - the repository is the work tree that holds the path as written,
+//     found without following a link, and git is told it (--git-dir,
+//     --work-tree): files of the pull request that look like a repository
+//     are never taken for one, and bare repositories are refused;
+//   - git reads objects only (ls-tree, cat-file): no attribute, filter or
+//     hook applies, no network is reached (protocol.allow=never, no lazy
+//     fetch of a partial clone), and no user or system config is read;
+//   - the files are written by this package through an os.Root, within a
+//     size bound.
 package gitbase
 
 import (
-	"archive/tar"
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -15,22 +22,59 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
-// git runs git in dir with a bare environment: no prompt, no pager, no
-// system or global config, no optional locks.
-func git(ctx context.Context, dir string, stdout io.Writer, args ...string) error {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.fsmonitor=false"}, args...)...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "LC_ALL=C"}
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if i := strings.IndexByte(msg, '\n'); i >= 0 {
-			msg = msg[:i]
+// Repo is a git work tree and its .git.
+type Repo struct {
+	Root string
+	home string // an empty HOME for git: no user config, no attributes
+}
+
+// Open finds the work tree that holds path: walking up the path as
+// written, the first folder with a .git, skipping any folder that is
+// itself a symbolic link (a pull request may add one that leads to
+// another repository). Close removes what it made.
+func Open(path string) (*Repo, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if info, err := os.Lstat(d); err == nil && info.Mode()&os.ModeSymlink == 0 {
+			if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+				home, err := os.MkdirTemp("", "drvcheck-git-home-")
+				if err != nil {
+					return nil, err
+				}
+				return &Repo{Root: d, home: home}, nil
+			}
 		}
+		if filepath.Dir(d) == d {
+			return nil, fmt.Errorf("%s is not in a git work tree", path)
+		}
+	}
+}
+
+// Close removes the empty HOME made for git.
+func (r *Repo) Close() error { return os.RemoveAll(r.home) }
+
+// git runs git on the repository with a bare environment.
+func (r *Repo) git(ctx context.Context, stdin io.Reader, stdout io.Writer, args ...string) error {
+	base := []string{
+		"--git-dir=" + filepath.Join(r.Root, ".git"), "--work-tree=" + r.Root,
+		"-c", "safe.bareRepository=explicit", "-c", "protocol.allow=never", "-c", "core.fsmonitor=false",
+		"-c", "core.hooksPath=/dev/null", "-c", "core.attributesFile=/dev/null",
+	}
+	cmd := exec.CommandContext(ctx, "git", append(base, args...)...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.home, "XDG_CONFIG_HOME=" + r.home,
+		"GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_ATTR_NOSYSTEM=1",
+		"GIT_NO_LAZY_FETCH=1", "GIT_NO_REPLACE_OBJECTS=1", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "LC_ALL=C"}
+	var stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
 		if msg == "" {
 			msg = err.Error()
 		}
@@ -39,95 +83,141 @@ func git(ctx context.Context, dir string, stdout io.Writer, args ...string) erro
 	return nil
 }
 
-// Root is the top folder of the work tree that holds dir.
-func Root(ctx context.Context, dir string) (string, error) {
-	var out bytes.Buffer
-	if err := git(ctx, dir, &out, "rev-parse", "--show-toplevel"); err != nil {
-		return "", fmt.Errorf("%s is not in a git work tree: %s", dir, err)
-	}
-	return strings.TrimSpace(out.String()), nil
-}
-
 // MergeBase is the commit where HEAD left ref, as a pull request's diff
 // is taken.
-func MergeBase(ctx context.Context, root, ref string) (string, error) {
+func (r *Repo) MergeBase(ctx context.Context, ref string) (string, error) {
 	if strings.HasPrefix(ref, "-") {
 		return "", fmt.Errorf("%q is not a revision", ref)
 	}
 	var out bytes.Buffer
-	if err := git(ctx, root, &out, "merge-base", "--end-of-options", ref, "HEAD"); err != nil {
-		return "", fmt.Errorf("no merge base of %s and HEAD in %s (is %s fetched, with enough history?): %s", ref, root, ref, err)
+	if err := r.git(ctx, nil, &out, "merge-base", "--end-of-options", ref, "HEAD"); err != nil {
+		return "", fmt.Errorf("no merge base of %s and HEAD in %s (is %s fetched, with enough history?): %s", ref, r.Root, ref, err)
 	}
 	return strings.TrimSpace(out.String()), nil
 }
 
-// Export writes commit's tree under dest, at most limit bytes of files.
-func Export(ctx context.Context, root, commit, dest string, limit int64) error {
-	r, w := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		err := git(ctx, root, w, "archive", "--format=tar", commit)
-		w.CloseWithError(err)
-		done <- err
-	}()
-	err := untar(r, dest, limit)
-	if err == nil {
-		_, err = io.Copy(io.Discard, r) // the archive's padding after its end
-	}
-	r.CloseWithError(errors.New("stopped reading"))
-	if gerr := <-done; err == nil && gerr != nil {
-		err = gerr
-	}
+// entry is a file of a tree: its git mode, object and path.
+type entry struct {
+	mode, object, path string
+}
+
+// Export writes the files of commit under the paths (relative to the work
+// tree, "." for all) to dest, at most limit bytes of them.
+func (r *Repo) Export(ctx context.Context, commit string, paths []string, dest string, limit int64) error {
+	entries, err := r.files(ctx, commit, paths)
 	if err != nil {
+		return fmt.Errorf("the tree of %s: %w", commit, err)
+	}
+	if err := r.write(ctx, entries, dest, limit); err != nil {
 		return fmt.Errorf("the tree of %s: %w", commit, err)
 	}
 	return nil
 }
 
-// untar writes the folders, regular files and symbolic links of a tar
-// stream under dest, through an os.Root: no entry, and no link an entry
-// goes through, can write outside it. A link is written as it is, and
-// drvcheck's reads refuse one that leads out of the repository, as they
-// do in the work tree.
-func untar(r io.Reader, dest string, limit int64) error {
+// files lists the blobs of commit under paths (ls-tree reads no file and
+// applies no attribute). A submodule is left out.
+func (r *Repo) files(ctx context.Context, commit string, paths []string) ([]entry, error) {
+	args := []string{"ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit, "--"}
+	for _, p := range paths {
+		args = append(args, ":(literal)"+filepath.ToSlash(p))
+	}
+	var out bytes.Buffer
+	if err := r.git(ctx, nil, &out, args...); err != nil {
+		return nil, err
+	}
+	var list []entry
+	for _, rec := range strings.Split(strings.TrimSuffix(out.String(), "\x00"), "\x00") {
+		if rec == "" {
+			continue
+		}
+		meta, path, ok := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 {
+			return nil, fmt.Errorf("ls-tree said %q", rec)
+		}
+		if f[1] == "blob" {
+			list = append(list, entry{mode: f[0], object: f[2], path: path})
+		}
+	}
+	return list, nil
+}
+
+// write reads the entries' objects with one cat-file --batch and writes
+// them under dest through an os.Root: no entry, and no link written
+// before it, can write outside dest. A link is written as it is, and
+// drvcheck's reads refuse one that leads out of the repository.
+func (r *Repo) write(ctx context.Context, entries []entry, dest string, limit int64) error {
 	root, err := os.OpenRoot(dest)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-	tr := tar.NewReader(r)
+	var ids bytes.Buffer
+	for _, e := range entries {
+		ids.WriteString(e.object + "\n")
+	}
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := r.git(ctx, &ids, pw, "cat-file", "--batch")
+		pw.CloseWithError(err)
+		done <- err
+	}()
+	err = writeObjects(bufio.NewReader(pr), root, entries, limit)
+	if err == nil {
+		_, err = io.Copy(io.Discard, pr)
+	}
+	pr.CloseWithError(errors.New("stopped reading"))
+	if gerr := <-done; err == nil && gerr != nil {
+		err = gerr
+	}
+	return err
+}
+
+// writeObjects reads cat-file --batch's answers, in the entries' order.
+func writeObjects(br *bufio.Reader, root *os.Root, entries []entry, limit int64) error {
 	var total int64
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
+	for _, e := range entries {
+		header, err := br.ReadString('\n')
 		if err != nil {
 			return err
 		}
-		name := filepath.FromSlash(strings.TrimSuffix(h.Name, "/"))
-		switch h.Typeflag {
-		case tar.TypeDir:
-			err = root.MkdirAll(name, 0o755)
-		case tar.TypeReg:
-			if total += h.Size; total > limit {
-				return fmt.Errorf("larger than --max-input-size (%d bytes)", limit)
-			}
-			err = writeFile(root, name, tr, h.Size)
-		case tar.TypeSymlink:
-			if err = root.MkdirAll(filepath.Dir(name), 0o755); err == nil {
-				err = root.Symlink(h.Linkname, name)
-			}
+		f := strings.Fields(header)
+		if len(f) == 2 && f[1] == "missing" {
+			return fmt.Errorf("object %s of %s is not in the repository (a partial or shallow clone?); nothing is fetched", e.object, e.path)
 		}
-		if err != nil {
-			return fmt.Errorf("entry %q: %w", h.Name, err)
+		if len(f) != 3 || f[1] != "blob" {
+			return fmt.Errorf("cat-file said %q for %s", strings.TrimSpace(header), e.path)
+		}
+		size, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil || size < 0 {
+			return fmt.Errorf("cat-file said %q for %s", strings.TrimSpace(header), e.path)
+		}
+		if total += size; total > limit {
+			return fmt.Errorf("larger than --max-input-size (%d bytes)", limit)
+		}
+		if err := writeEntry(root, e, io.LimitReader(br, size), size); err != nil {
+			return fmt.Errorf("%s: %w", e.path, err)
+		}
+		if _, err := br.Discard(1); err != nil { // the newline after the object
+			return err
 		}
 	}
+	return nil
 }
 
-func writeFile(root *os.Root, name string, r io.Reader, size int64) error {
+// writeEntry writes one blob: a link (mode 120000) or a regular file.
+func writeEntry(root *os.Root, e entry, r io.Reader, size int64) error {
+	name := filepath.FromSlash(e.path)
 	if err := root.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return err
+	}
+	if e.mode == "120000" {
+		target, err := io.ReadAll(r)
+		if err != nil {
+			return err
+		}
+		return root.Symlink(string(target), name)
 	}
 	f, err := root.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {

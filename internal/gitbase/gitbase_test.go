@@ -1,70 +1,118 @@
 package gitbase
 
 import (
-	"archive/tar"
-	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-func tarOf(t *testing.T, entries ...tar.Header) *bytes.Buffer {
+func gitIn(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	var buf bytes.Buffer
-	w := tar.NewWriter(&buf)
-	for _, h := range entries {
-		body := []byte("x")
-		if h.Typeflag == tar.TypeReg {
-			h.Size = int64(len(body))
-		}
-		if err := w.WriteHeader(&h); err != nil {
-			t.Fatal(err)
-		}
-		if h.Typeflag == tar.TypeReg {
-			if _, err := w.Write(body); err != nil {
-				t.Fatal(err)
-			}
-		}
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
-	if err := w.Close(); err != nil {
+	return strings.TrimSpace(string(out))
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return &buf
-}
-
-// No entry of a hostile tree writes outside the folder: not by name, not
-// through a link written before it.
-func TestUntarStaysInside(t *testing.T) {
-	outside := t.TempDir()
-	for name, entries := range map[string][]tar.Header{
-		"dot-dot":  {{Name: "../escape", Typeflag: tar.TypeReg, Mode: 0o644}},
-		"absolute": {{Name: filepath.Join(outside, "abs"), Typeflag: tar.TypeReg, Mode: 0o644}},
-		"through a link": {
-			{Name: "l", Typeflag: tar.TypeSymlink, Linkname: outside},
-			{Name: "l/f", Typeflag: tar.TypeReg, Mode: 0o644},
-		},
-	} {
-		dest := t.TempDir()
-		err := untar(tarOf(t, entries...), dest, 1<<20)
-		if err == nil {
-			t.Errorf("%s: no error", name)
-		}
-		if got, _ := os.ReadDir(outside); len(got) != 0 {
-			t.Fatalf("%s wrote outside: %v", name, got)
-		}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
-func TestUntarBoundsTheSize(t *testing.T) {
-	err := untar(tarOf(t, tar.Header{Name: "a", Typeflag: tar.TypeReg}, tar.Header{Name: "b", Typeflag: tar.TypeReg}), t.TempDir(), 1)
-	if err == nil || !strings.Contains(err.Error(), "larger than --max-input-size") {
-		t.Fatalf("%v", err)
+// hostileRepo is a repository whose own config and attributes would run a
+// filter on checkout or archive, with a link out of it, committed on main.
+func hostileRepo(t *testing.T, marker string) string {
+	t.Helper()
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	write(t, filepath.Join(dir, "k8s", "a.yaml"), "kind: Namespace\n")
+	write(t, filepath.Join(dir, "k8s", ".gitattributes"), "* filter=evil\n")
+	if err := os.Symlink("/etc/passwd", filepath.Join(dir, "k8s", "out.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "other", "b.yaml"), "kind: Namespace\n")
+	gitIn(t, dir, "add", ".")
+	gitIn(t, dir, "commit", "-q", "-m", "base")
+	gitIn(t, dir, "config", "filter.evil.smudge", "sh -c 'touch "+marker+"; cat'")
+	gitIn(t, dir, "config", "filter.evil.clean", "sh -c 'touch "+marker+"; cat'")
+	return dir
+}
+
+// Export writes the paths' files as the commit holds them: no filter of
+// the repository's config runs, a link is written as a link, and other
+// paths are left out.
+func TestExportRunsNothingOfTheRepository(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "pwned")
+	dir := hostileRepo(t, marker)
+	r, err := Open(filepath.Join(dir, "k8s"))
+	if err != nil || r.Root != dir {
+		t.Fatalf("Open: %v %+v", err, r)
+	}
+	defer r.Close()
+	commit, err := r.MergeBase(t.Context(), "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := t.TempDir()
+	if err := r.Export(t.Context(), commit, []string{"k8s"}, dest, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the repository's filter ran")
+	}
+	if data, err := os.ReadFile(filepath.Join(dest, "k8s", "a.yaml")); err != nil || string(data) != "kind: Namespace\n" {
+		t.Errorf("a.yaml: %v %q", err, data)
+	}
+	if target, err := os.Readlink(filepath.Join(dest, "k8s", "out.yaml")); err != nil || target != "/etc/passwd" {
+		t.Errorf("out.yaml: %v %q", err, target)
+	}
+	if _, err := os.Stat(filepath.Join(dest, "other")); err == nil {
+		t.Error("a path not asked for was written")
+	}
+	if err := r.Export(t.Context(), commit, []string{"."}, t.TempDir(), 10); err == nil || !strings.Contains(err.Error(), "larger than --max-input-size") {
+		t.Errorf("size bound: %v", err)
+	}
+}
+
+// A folder of the pull request that is a link to another repository, or
+// that holds the files of a bare repository, is never taken for the
+// repository: the work tree is found above it.
+func TestOpenIgnoresWhatThePullRequestHolds(t *testing.T) {
+	outer := t.TempDir()
+	gitIn(t, outer, "init", "-q", "-b", "main")
+	other := t.TempDir()
+	gitIn(t, other, "init", "-q", "-b", "main")
+	if err := os.Symlink(other, filepath.Join(outer, "deploy")); err != nil {
+		t.Fatal(err)
+	}
+	bare := filepath.Join(outer, "embedded")
+	gitIn(t, outer, "init", "-q", "--bare", bare)
+	for _, p := range []string{filepath.Join(outer, "deploy"), filepath.Join(outer, "deploy", "x.yaml"), bare} {
+		r, err := Open(p)
+		if err != nil || r.Root != outer {
+			t.Errorf("Open(%s): %v %+v, want %s", p, err, r, outer)
+			continue
+		}
+		r.Close()
+	}
+	if _, err := Open(t.TempDir()); err == nil || !strings.Contains(err.Error(), "is not in a git work tree") {
+		t.Errorf("no repository: %v", err)
 	}
 }
 
 func TestMergeBaseRefusesAnOption(t *testing.T) {
-	if _, err := MergeBase(t.Context(), t.TempDir(), "--output=/tmp/x"); err == nil {
-		t.Fatal("an option taken for a revision")
+	r := &Repo{Root: t.TempDir(), home: t.TempDir()}
+	if _, err := r.MergeBase(t.Context(), "--output=/tmp/x"); err == nil || !strings.Contains(err.Error(), "is not a revision") {
+		t.Fatalf("an option taken for a revision: %v", err)
 	}
 }
