@@ -194,3 +194,22 @@ func TestShows(t *testing.T) {
 		}
 	}
 }
+
+// The README's contents line links every section.
+func TestREADMEContents(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	contents := ""
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "**Contents:** ") {
+			contents = l
+		}
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if h, ok := strings.CutPrefix(l, "## "); ok && !strings.Contains(contents, "["+strings.ReplaceAll(h, "`", "")+"](#") {
+			t.Errorf("the contents line does not link %q", h)
+		}
+	}
+}
