@@ -79,3 +79,32 @@ func TestHelpAndVersionFlag(t *testing.T) {
 		t.Errorf("--version: %+v, version: %+v", v, want)
 	}
 }
+
+// help COMMAND groups the flags and ends with two examples; those over the
+// repository's testdata run.
+func TestHelpExamplesRun(t *testing.T) {
+	for _, c := range commands {
+		out := drv(t, "help", c.name).stdout
+		if !strings.Contains(out, "\nExamples:\n") || len(examples[c.name]) != 2 {
+			t.Errorf("help %s has no two examples:\n%s", c.name, out)
+		}
+		if c.name == "check" && (!strings.Contains(out, "\nlimits:\n") || !strings.Contains(out, "\nsources of driver images:\n")) {
+			t.Errorf("help check is not grouped:\n%s", out)
+		}
+	}
+	t.Chdir(filepath.Join("..", ".."))
+	for name, lines := range examples {
+		for _, l := range lines {
+			args := strings.Fields(l)
+			if args[0] != "drvcheck" || !strings.Contains(l, "testdata/") {
+				continue
+			}
+			if name != "verify" && name != "snapshot" && name != "input" {
+				args = append(args, "--cache-dir="+t.TempDir()) // never the user's cache
+			}
+			if r := drv(t, args[1:]...); r.code == exitError {
+				t.Errorf("help %s: %s: exit 2: %s", name, l, r.stderr)
+			}
+		}
+	}
+}

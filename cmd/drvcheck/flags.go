@@ -71,12 +71,7 @@ func newBareFlags(e *env, name, args string) *options {
 		*e.flags = fs
 	}
 	o.Loading, o.Registry, o.Rules, _, o.Output = config.Defaults()
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: drvcheck %s %s\n", name, args)
-		if fs.HasFlags() {
-			fmt.Fprintf(stderr, "\nFlags:\n%s", fs.FlagUsages())
-		}
-	}
+	fs.Usage = func() { o.usage(stderr, name, args) }
 	return o
 }
 

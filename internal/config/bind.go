@@ -175,6 +175,13 @@ func eachField(opts any, do func(field)) {
 }
 
 // keys lists every key a config file may hold.
+// Names are the flags an options struct (a pointer) binds, in order.
+func Names(opts any) []string {
+	var out []string
+	eachField(opts, func(f field) { out = append(out, f.name) })
+	return out
+}
+
 func keys() map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for _, o := range every {
