@@ -193,3 +193,64 @@ func summaryOf(t *testing.T, args ...string) counts {
 	}
 	return counts{doc.Summary.Errors, doc.Summary.Warnings}
 }
+
+// On a pull request the action compares with the base branch by default:
+// a branch that adds an unschedulable Pod fails on that Pod alone, and the
+// lab's own findings are notices marked existing. Without the history for
+// a merge base (a shallow checkout) it says so, and every finding counts.
+func TestActionComparesAPullRequestWithItsBase(t *testing.T) {
+	r := newRunner(t)
+	w := r.workspace
+	if err := os.RemoveAll(filepath.Join(w, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	git := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	remote := filepath.Join(t.TempDir(), "origin.git")
+	git(w, "init", "-q", "-b", "main")
+	git(w, "add", ".")
+	git(w, "commit", "-q", "-m", "base")
+	git(w, "init", "-q", "--bare", remote)
+	git(w, "remote", "add", "origin", remote)
+	git(w, "push", "-q", "origin", "main")
+	git(w, "checkout", "-q", "-b", "change")
+	if err := os.WriteFile(filepath.Join(w, "testdata", "lab", "k8s", "stray.yaml"), []byte(`apiVersion: v1
+kind: Pod
+metadata: {name: stray, namespace: gpu-drv}
+spec:
+  nodeSelector: {kubernetes.io/hostname: lab-node-9}
+  containers: [{name: c, image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(w, "add", ".")
+	git(w, "commit", "-q", "-m", "stray")
+	r.env = map[string]string{"GITHUB_BASE_REF": "main"}
+	with := map[string]string{"paths": "testdata/lab", "matrix": "testdata/lab/support-matrix.csv", "sarif-file": filepath.Join(t.TempDir(), "d.sarif")}
+	out, outcome := r.action(with)
+	log := r.log.String()
+	if outcome != "failure" || out["exit-code"] != "1" || strings.Count(log, "::error ") != 1 ||
+		!strings.Contains(log, "::error file=testdata/lab/k8s/stray.yaml") || !strings.Contains(log, "title=DRV001 missing-driver-image (existing)") {
+		t.Fatalf("outcome %s, outputs %v\n%s", outcome, out, log)
+	}
+	// The change without the stray Pod passes.
+	git(w, "rm", "-q", filepath.Join("testdata", "lab", "k8s", "stray.yaml"))
+	git(w, "commit", "-q", "-m", "no stray")
+	r.log.Reset()
+	if out, outcome := r.action(with); outcome != "success" || out["exit-code"] != "0" {
+		t.Errorf("without the stray Pod: outcome %s, outputs %v\n%s", outcome, out, r.log.String())
+	}
+	// A base branch that cannot be fetched: a notice, and every finding
+	// counts.
+	r.env["GITHUB_BASE_REF"] = "no-such-branch"
+	r.log.Reset()
+	if out, outcome := r.action(with); outcome != "failure" || out["exit-code"] != "1" || !strings.Contains(r.log.String(), "no merge base with origin/no-such-branch") {
+		t.Errorf("no merge base: outcome %s, outputs %v\n%s", outcome, out, r.log.String())
+	}
+}
