@@ -10,6 +10,15 @@ import (
 	"testing"
 )
 
+// strayPod is a Pod no lab node can run: the change a pull request brings.
+const strayPod = `apiVersion: v1
+kind: Pod
+metadata: {name: stray, namespace: gpu-drv}
+spec:
+  nodeSelector: {kubernetes.io/hostname: lab-node-9}
+  containers: [{name: c, image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04}]
+`
+
 // The pull-request loop on the lab: the lab's own findings (DRV001 for
 // lab-node-3 among them) are the baseline, and a change that adds a Pod no
 // node can run fails on that Pod alone, with the others shown as existing
@@ -26,13 +35,7 @@ func TestBaselineFailsOnlyForWhatAChangeBrings(t *testing.T) {
 	if r := drv(t, "check", dir, "--matrix", matrix, "--baseline", base, "--fail-on", "warning"); r.code != 0 || !strings.Contains(r.stdout, "0 new, ") {
 		t.Errorf("unchanged: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	writeFile(t, filepath.Join(dir, "k8s", "stray.yaml"), `apiVersion: v1
-kind: Pod
-metadata: {name: stray, namespace: gpu-drv}
-spec:
-  nodeSelector: {kubernetes.io/hostname: lab-node-9}
-  containers: [{name: c, image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04}]
-`)
+	writeFile(t, filepath.Join(dir, "k8s", "stray.yaml"), strayPod)
 	args := []string{"check", dir, "--matrix", matrix, "--baseline", base}
 	r := drv(t, append(args, "-o", "json")...)
 	var rep jsonReport
@@ -154,13 +157,7 @@ func TestDiffBaseFailsOnlyForTheBranch(t *testing.T) {
 	if r := drv(t, "check", dir, "--matrix", matrix, "--diff-base", "main", "--fail-on", "warning"); r.code != 0 || !strings.Contains(r.stdout, "(0 new, ") {
 		t.Fatalf("no change: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	writeFile(t, filepath.Join(dir, "k8s", "stray.yaml"), `apiVersion: v1
-kind: Pod
-metadata: {name: stray, namespace: gpu-drv}
-spec:
-  nodeSelector: {kubernetes.io/hostname: lab-node-9}
-  containers: [{name: c, image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04}]
-`)
+	writeFile(t, filepath.Join(dir, "k8s", "stray.yaml"), strayPod)
 	gitRun(t, dir, "add", ".")
 	gitRun(t, dir, "commit", "-q", "-m", "stray")
 	k8s := filepath.Join(dir, "k8s")
