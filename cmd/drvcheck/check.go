@@ -29,7 +29,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if *diffBase != "" && o.Baseline != "" {
 		return errors.New("check: --baseline and --diff-base both say what to compare with; give one")
 	}
-	if err := o.loadBaseline(e, paths); err != nil {
+	if err := o.loadBaseline(paths); err != nil {
 		return err
 	}
 	if *nodesFromCluster && len(o.Nodes) > 0 {

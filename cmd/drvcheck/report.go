@@ -130,7 +130,7 @@ func ruleList(rules []policy.Rule) string {
 // loadBaseline reads --baseline before the run, as the run's other given
 // files are read (repofs.ReadGiven): a file inside the repository is
 // confined to it, a regular file within the limits.
-func (o *options) loadBaseline(e *env, paths []string) error {
+func (o *options) loadBaseline(paths []string) error {
 	if o.Baseline == "" {
 		return nil
 	}

@@ -21,7 +21,7 @@ func runScan(ctx context.Context, e *env, args []string) error {
 	if o.fs.NArg() > 0 {
 		return fmt.Errorf("scan: reads the live cluster and takes no PATH (got %s); use check for manifests", strings.Join(o.fs.Args(), " "))
 	}
-	if err := o.loadBaseline(e, nil); err != nil {
+	if err := o.loadBaseline(nil); err != nil {
 		return err
 	}
 	res, err := runner.Run(ctx, o.runnerConfig(e, nil), runner.Live(ctx, o.clusterOptions()))
