@@ -127,9 +127,15 @@ func TestBaselineRefuses(t *testing.T) {
 			t.Errorf("%s: exit %d %q, want 2 and %q", name, r.code, r.stderr, want)
 		}
 	}
+	// Over standard input no path names the repository: the working
+	// folder's does.
+	t.Chdir(repo)
+	if r := drvStdin(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n", "check", "-", "--baseline", "pipe.json"); r.code != exitError || !strings.Contains(r.stderr, "not a regular file") {
+		t.Errorf("stdin with a pipe for a baseline: exit %d %q", r.code, r.stderr)
+	}
 	writeFile(t, filepath.Join(repo, "base.json"), `{"findings": []}`)
 	writeFile(t, filepath.Join(repo, ".drvcheck.yaml"), "baseline: base.json\n")
-	if r := drv(t, "check", lab, "--config", filepath.Join(repo, ".drvcheck.yaml")); r.code != exitError || !strings.Contains(r.stderr, "baseline") {
+	if r := drv(t, "check", "k8s.yaml", "--config", filepath.Join(repo, ".drvcheck.yaml")); r.code != exitError || !strings.Contains(r.stderr, "baseline: only the command line may set it") {
 		t.Errorf("a repository's config set the baseline: exit %d %q", r.code, r.stderr)
 	}
 }
@@ -150,18 +156,20 @@ func gitRun(t *testing.T, dir string, args ...string) {
 // not in its run.
 func TestDiffBaseFailsOnlyForTheBranch(t *testing.T) {
 	dir, _ := labCopy(t)
+	matrix, _ := filepath.Abs(matrix)
+	lab, _ := filepath.Abs(lab)
 	gitRun(t, dir, "init", "-q", "-b", "main")
 	gitRun(t, dir, "add", ".")
 	gitRun(t, dir, "commit", "-q", "-m", "lab")
 	gitRun(t, dir, "checkout", "-q", "-b", "change")
-	if r := drv(t, "check", dir, "--matrix", matrix, "--diff-base", "main", "--fail-on", "warning"); r.code != 0 || !strings.Contains(r.stdout, "(0 new, ") {
+	t.Chdir(dir) // the repository is the working folder's
+	if r := drv(t, "check", ".", "--matrix", matrix, "--diff-base", "main", "--fail-on", "warning"); r.code != 0 || !strings.Contains(r.stdout, "(0 new, ") {
 		t.Fatalf("no change: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	writeFile(t, filepath.Join(dir, "k8s", "stray.yaml"), strayPod)
 	gitRun(t, dir, "add", ".")
 	gitRun(t, dir, "commit", "-q", "-m", "stray")
-	k8s := filepath.Join(dir, "k8s")
-	for _, target := range [][]string{{dir}, {k8s}, {filepath.Join(k8s, "stray.yaml"), filepath.Join(k8s, "nodes.yaml"), filepath.Join(k8s, "node3.yaml")}} {
+	for _, target := range [][]string{{dir}, {"k8s"}, {"k8s/stray.yaml", "k8s/nodes.yaml", "k8s/node3.yaml"}} {
 		r := drv(t, append([]string{"check", "--matrix", matrix, "--diff-base", "main", "-o", "json"}, target...)...)
 		var rep jsonReport
 		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 1 {
@@ -180,15 +188,28 @@ func TestDiffBaseFailsOnlyForTheBranch(t *testing.T) {
 			t.Errorf("%s: %d new findings, want 1", target, fresh)
 		}
 	}
-	for _, c := range []struct {
+	// A repository nested in the work tree (a submodule a pull request may
+	// add) has a history of its own: refused, as is a path out of the tree.
+	gitRun(t, dir, "init", "-q", "-b", "main", "vendor/sub")
+	writeFile(t, filepath.Join(dir, "vendor", "sub", "pod.yaml"), strayPod)
+	if err := os.Symlink(lab, filepath.Join(dir, "elsewhere")); err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	cases := []struct {
+		dir  string
 		args []string
 		want string
 	}{
-		{[]string{"check", dir, "--diff-base", "nope"}, "--diff-base nope: no merge base of nope and HEAD"},
-		{[]string{"check", dir, lab, "--diff-base", "main"}, "is outside the git work tree"},
-		{[]string{"check", t.TempDir(), "--diff-base", "main"}, "is not in a git work tree"},
-		{[]string{"check", dir, "--diff-base", "main", "--baseline", filepath.Join(dir, "x.json")}, "--baseline and --diff-base both"},
-	} {
+		{dir, []string{"check", ".", "--diff-base", "nope"}, "--diff-base nope: no merge base of nope and HEAD"},
+		{dir, []string{"check", ".", lab, "--diff-base", "main"}, "leads out of the git work tree"},
+		{dir, []string{"check", "elsewhere/k8s", "--diff-base", "main"}, "leads out of the git work tree"},
+		{dir, []string{"check", "vendor/sub/pod.yaml", "--diff-base", "main"}, "is in a repository of its own"},
+		{dir, []string{"check", ".", "--diff-base", "main", "--baseline", "x.json"}, "--baseline and --diff-base both"},
+		{outside, []string{"check", dir, "--diff-base", "main"}, "is not in a git work tree (run drvcheck from inside the repository)"},
+	}
+	for _, c := range cases {
+		t.Chdir(c.dir)
 		if r := drv(t, c.args...); r.code != exitError || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
 			t.Errorf("%v: exit %d %q, want 2 and one line with %q", c.args, r.code, r.stderr, c.want)
 		}

@@ -17,7 +17,7 @@ import (
 // there. A path the merge base lacks (added by the change) is left out of
 // that run. Its findings are the baseline.
 func diffBaseline(ctx context.Context, ref string, paths []string, limit int64, run func([]string) (*runner.Result, error)) (*baseline.Baseline, error) {
-	repo, err := gitbase.Open(paths[0])
+	repo, err := gitbase.Open()
 	if err != nil {
 		return nil, fmt.Errorf("--diff-base %s: %w", ref, err)
 	}
@@ -37,7 +37,7 @@ func diffBaseline(ctx context.Context, ref string, paths []string, limit int64, 
 	}
 	rels := make([]string, len(paths))
 	for i, p := range paths {
-		if rels[i], err = inTree(p, repo.Root); err != nil {
+		if rels[i], err = repo.Within(p); err != nil {
 			return nil, fmt.Errorf("--diff-base %s: %w", ref, err)
 		}
 	}
@@ -59,30 +59,6 @@ func diffBaseline(ctx context.Context, ref string, paths []string, limit int64, 
 		return nil, fmt.Errorf("--diff-base %s: the check of %s: %w", ref, name, err)
 	}
 	return baseline.Of(res.Findings, name), nil
-}
-
-// inTree is path relative to the work tree at root, which it must be in,
-// as written and once links are followed.
-func inTree(path, root string) (string, error) {
-	if path == "-" {
-		return "", fmt.Errorf("standard input has no merge base")
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", err
-	}
-	rel, err := filepath.Rel(root, abs)
-	if err != nil || !filepath.IsLocal(rel) && rel != "." {
-		return "", fmt.Errorf("%s is outside the git work tree %s", path, root)
-	}
-	realRoot, err1 := filepath.EvalSymlinks(root)
-	realPath, err2 := filepath.EvalSymlinks(abs)
-	if err1 == nil && err2 == nil {
-		if r, err := filepath.Rel(realRoot, realPath); err != nil || !filepath.IsLocal(r) && r != "." {
-			return "", fmt.Errorf("%s leads out of the git work tree %s", path, root)
-		}
-	}
-	return rel, nil
 }
 
 func short(commit string) string { return commit[:min(12, len(commit))] }

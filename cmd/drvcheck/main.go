@@ -69,7 +69,10 @@ func main() {
 	// A render's child process is this binary too (internal/sandbox).
 	sandbox.Serve()
 	tuneGC()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM) // CI cancels with SIGTERM: temporary folders are removed
+	// CI cancels with SIGTERM: the run stops and removes its temporary
+	// folders. A second signal kills, as without drvcheck's handler.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() { <-ctx.Done(); stop() }()
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, color: colorFor(os.Stdout)}
 	code := run(ctx, e, os.Args[1:])
 	stop()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -128,13 +129,14 @@ func ruleList(rules []policy.Rule) string {
 }
 
 // loadBaseline reads --baseline before the run, as the run's other given
-// files are read (repofs.ReadGiven): a file inside the repository is
-// confined to it, a regular file within the limits.
+// files are read (repofs.ReadGiven): a file inside the repository of the
+// paths or of the working folder (a run over standard input has no path
+// to name one) is confined to it, a regular file within the limits.
 func (o *options) loadBaseline(paths []string) error {
 	if o.Baseline == "" {
 		return nil
 	}
-	data, err := o.files(paths).ReadGiven(o.Baseline)
+	data, err := o.files(append(slices.Clone(paths), ".")).ReadGiven(o.Baseline)
 	if err != nil {
 		return fmt.Errorf("--baseline %w", err)
 	}

@@ -1,10 +1,11 @@
 // Package gitbase writes files of a pull request's merge base to a
 // temporary folder, so that the same check can run on the code before the
 // change (check --diff-base). A pull request is hostile input, so:
-//   - the repository is the work tree that holds the path as written,
-//     found without following a link, and git is told it (--git-dir,
-//     --work-tree): files of the pull request that look like a repository
-//     are never taken for one, and bare repositories are refused;
+//   - the repository is the work tree of the working folder, and git is
+//     told it (--git-dir, --work-tree): files of the pull request that look
+//     like a repository are never taken for one, bare repositories are
+//     refused, and a path that leads out of the work tree or into a
+//     repository nested in it (a submodule) is an error;
 //   - git reads objects only (ls-tree, cat-file): no attribute, filter or
 //     hook applies, no network is reached (protocol.allow=never, no lazy
 //     fetch of a partial clone), and no user or system config is read;
@@ -32,29 +33,57 @@ type Repo struct {
 	home string // an empty HOME for git: no user config, no attributes
 }
 
-// Open finds the work tree that holds path: walking up the path as
-// written, the first folder with a .git, skipping any folder that is
-// itself a symbolic link (a pull request may add one that leads to
-// another repository). Close removes what it made.
-func Open(path string) (*Repo, error) {
-	abs, err := filepath.Abs(path)
+// Open is the work tree that holds the working folder (not a path a
+// pull request controls): the nearest folder upward, links followed, with
+// a .git. The paths checked must be in it (Within).
+func Open() (*Repo, error) {
+	wd, err := os.Getwd()
 	if err != nil {
 		return nil, err
 	}
-	for d := abs; ; d = filepath.Dir(d) {
-		if info, err := os.Lstat(d); err == nil && info.Mode()&os.ModeSymlink == 0 {
-			if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-				home, err := os.MkdirTemp("", "drvcheck-git-home-")
-				if err != nil {
-					return nil, err
-				}
-				return &Repo{Root: d, home: home}, nil
+	real, err := filepath.EvalSymlinks(wd)
+	if err != nil {
+		return nil, err
+	}
+	for d := real; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			home, err := os.MkdirTemp("", "drvcheck-git-home-")
+			if err != nil {
+				return nil, err
 			}
+			return &Repo{Root: d, home: home}, nil
 		}
 		if filepath.Dir(d) == d {
-			return nil, fmt.Errorf("%s is not in a git work tree", path)
+			return nil, fmt.Errorf("the working folder %s is not in a git work tree (run drvcheck from inside the repository)", wd)
 		}
 	}
+}
+
+// Within is path relative to the work tree: its real location, every
+// link followed, must be inside the work tree and in no repository nested
+// in it (a submodule, which a pull request may add, has its own history).
+func (r *Repo) Within(path string) (string, error) {
+	if path == "-" {
+		return "", errors.New("standard input has no merge base")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(r.Root, real)
+	if err != nil || rel != "." && !filepath.IsLocal(rel) {
+		return "", fmt.Errorf("%s leads out of the git work tree %s", path, r.Root)
+	}
+	for d := real; d != r.Root; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return "", fmt.Errorf("%s is in a repository of its own (%s, a submodule?), not in the history of %s", path, d, r.Root)
+		}
+	}
+	return rel, nil
 }
 
 // Close removes the empty HOME made for git.
@@ -74,13 +103,27 @@ func (r *Repo) git(ctx context.Context, stdin io.Reader, stdout io.Writer, args 
 	var stderr bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		msg, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
-		if msg == "" {
-			msg = err.Error()
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		return errors.New(msg)
+		return errors.New(gitMessage(stderr.String(), err))
 	}
 	return nil
+}
+
+// gitMessage is the line of git's stderr that says why it stopped: its
+// last fatal or error line, else its first.
+func gitMessage(stderr string, err error) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.HasPrefix(lines[i], "fatal: ") || strings.HasPrefix(lines[i], "error: ") {
+			return lines[i]
+		}
+	}
+	if lines[0] != "" {
+		return lines[0]
+	}
+	return err.Error()
 }
 
 // MergeBase is the commit where HEAD left ref, as a pull request's diff

@@ -54,7 +54,8 @@ func hostileRepo(t *testing.T, marker string) string {
 func TestExportRunsNothingOfTheRepository(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "pwned")
 	dir := hostileRepo(t, marker)
-	r, err := Open(filepath.Join(dir, "k8s"))
+	t.Chdir(filepath.Join(dir, "k8s"))
+	r, err := Open()
 	if err != nil || r.Root != dir {
 		t.Fatalf("Open: %v %+v", err, r)
 	}
@@ -84,28 +85,50 @@ func TestExportRunsNothingOfTheRepository(t *testing.T) {
 	}
 }
 
-// A folder of the pull request that is a link to another repository, or
-// that holds the files of a bare repository, is never taken for the
-// repository: the work tree is found above it.
-func TestOpenIgnoresWhatThePullRequestHolds(t *testing.T) {
+// A path that leads to another repository (a link, at the end of the path
+// or above it), or into a repository nested in the work tree (a
+// submodule), or files of the pull request laid out as a bare repository,
+// are never taken for the repository's history. The working folder may be
+// reached through a link of the user's.
+func TestWithinKeepsToTheWorkTree(t *testing.T) {
 	outer := t.TempDir()
 	gitIn(t, outer, "init", "-q", "-b", "main")
 	other := t.TempDir()
 	gitIn(t, other, "init", "-q", "-b", "main")
+	write(t, filepath.Join(other, "prod", "x.yaml"), "kind: Namespace\n")
 	if err := os.Symlink(other, filepath.Join(outer, "deploy")); err != nil {
 		t.Fatal(err)
 	}
-	bare := filepath.Join(outer, "embedded")
-	gitIn(t, outer, "init", "-q", "--bare", bare)
-	for _, p := range []string{filepath.Join(outer, "deploy"), filepath.Join(outer, "deploy", "x.yaml"), bare} {
-		r, err := Open(p)
-		if err != nil || r.Root != outer {
-			t.Errorf("Open(%s): %v %+v, want %s", p, err, r, outer)
-			continue
-		}
-		r.Close()
+	gitIn(t, outer, "init", "-q", "-b", "main", "sub")
+	write(t, filepath.Join(outer, "sub", "y.yaml"), "kind: Namespace\n")
+	gitIn(t, outer, "init", "-q", "--bare", filepath.Join(outer, "embedded"))
+	link := filepath.Join(t.TempDir(), "repo")
+	if err := os.Symlink(outer, link); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := Open(t.TempDir()); err == nil || !strings.Contains(err.Error(), "is not in a git work tree") {
+	t.Chdir(link)
+	r, err := Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if real, _ := filepath.EvalSymlinks(outer); r.Root != real {
+		t.Fatalf("root %s, want %s", r.Root, real)
+	}
+	for path, want := range map[string]string{
+		"deploy":             "leads out of the git work tree",
+		"deploy/prod/x.yaml": "leads out of the git work tree",
+		"sub/y.yaml":         "is in a repository of its own",
+		"embedded":           "",
+		".":                  "",
+	} {
+		_, err := r.Within(path)
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("Within(%s): %v, want %q", path, err, want)
+		}
+	}
+	t.Chdir(t.TempDir())
+	if _, err := Open(); err == nil || !strings.Contains(err.Error(), "is not in a git work tree") {
 		t.Errorf("no repository: %v", err)
 	}
 }
