@@ -190,6 +190,16 @@ func TestAttackNothingOutsideTheRepositoryIsRead(t *testing.T) {
 			w.file("nodes.yaml", "")
 			w.link(filepath.Join(w.home, ".aws/credentials"), "policy/leak.rego")
 		}, []string{".", "--policy", "policy"}, "outside the repository"},
+		// Another repository on the runner, which a folder of the pull
+		// request links to: its .git must not make it a root.
+		"folder linked to another repository": {func(w *workspace) {
+			w.homeFile("kbase/.git/HEAD", "ref: refs/heads/main\n")
+			w.link(filepath.Join(w.home, "kbase"), "deploy")
+		}, []string{"deploy/"}, "outside the repository"},
+		"file under a folder linked to another repository": {func(w *workspace) {
+			w.homeFile("kbase/.git/HEAD", "ref: refs/heads/main\n")
+			w.link(filepath.Join(w.home, "kbase"), "deploy")
+		}, []string{"deploy/cm.yaml"}, "outside the repository"},
 		"data linked out": {func(w *workspace) {
 			w.file("nodes.yaml", "")
 			w.link(filepath.Join(w.home, ".kube/config"), "data.yaml")

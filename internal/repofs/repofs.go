@@ -311,21 +311,38 @@ func Size(n int64) string { return resource.NewQuantity(n, resource.BinarySI).St
 
 // RepoRoot returns the root of the git repository that holds dir (the
 // nearest folder upward with a .git entry), or dir itself outside one.
+//
+// The path is walked down from the top, and a symbolic link met inside a
+// repository ends the walk: a pull request may add a folder that is a link
+// to another repository (another checkout on the runner), and what lies
+// beyond it is not the repository's, however many .git it holds. Links
+// above any repository (a system's /tmp) are followed.
 func RepoRoot(dir string) string {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return dir
 	}
-	for d := abs; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
+	var chain []string // abs and its ancestors, the top last
+	for d := abs; ; d = filepath.Dir(d) {
+		chain = append(chain, d)
+		if filepath.Dir(d) == d {
+			break
 		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return abs
-		}
-		d = parent
 	}
+	root := ""
+	for i := len(chain) - 1; i >= 0; i-- {
+		d := chain[i]
+		if info, err := os.Lstat(d); err == nil && info.Mode()&fs.ModeSymlink != 0 && root != "" {
+			break // a link inside the repository: nothing beyond is its
+		}
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			root = d
+		}
+	}
+	if root == "" {
+		return abs
+	}
+	return root
 }
 
 // RootsOf are the roots of a run over paths: the repository each path is
