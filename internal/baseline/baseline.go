@@ -44,14 +44,12 @@ func Parse(path string, data []byte) (*Baseline, error) {
 	if err := json.Unmarshal(data, &rep); err != nil || rep.Findings == nil {
 		return nil, fmt.Errorf("--baseline %s: not a drvcheck -o json report (want an object with findings)", path)
 	}
-	b := &Baseline{Path: path, messages: map[key][]string{}}
 	for _, x := range *rep.Findings {
 		if x.Rule == "" {
 			return nil, fmt.Errorf("--baseline %s: a finding without a rule", path)
 		}
-		b.messages[keyOf(x)] = append(b.messages[keyOf(x)], x.Message)
 	}
-	return b, nil
+	return Of(*rep.Findings, path), nil
 }
 
 // Of is the baseline of findings from a run of its own (check

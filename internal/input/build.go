@@ -75,7 +75,7 @@ func Build(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog,
 // --gpu-only: the cluster's other nodes are then absent.
 func gpuOnly(nodes []*corev1.Node) bool {
 	for _, n := range nodes {
-		if n.Annotations[snapshot.GPUOnly] == "gpu-only" {
+		if snapshot.IsGPUOnly(n) {
 			return true
 		}
 	}

@@ -116,7 +116,8 @@ func Roll(m *drain.Model, after After, opt RollingOptions) (*Rolling, error) {
 	for _, sc := range scopes {
 		out := sc.roll(forward, after, opt.Driver, false)
 		if !sc.Policy.Manual { // the manual procedure goes in the user's order
-			other := (&scope{Scope: sc.Scope, nodes: sc.nodes, unmanaged: sc.unmanaged, starts: sc.starts, anyOrder: sc.anyOrder, untolerated: sc.untolerated}).roll(backward, after, opt.Driver, true)
+			twin := *sc // the same nodes and starts; its own window and verdict
+			other := twin.roll(backward, after, opt.Driver, true)
 			contested := sc.Halts && sc.contested(out)
 			for i := range out {
 				o := &out[i]

@@ -62,8 +62,7 @@ func Rolling(w io.Writer, format string, r *plan.Rolling) error {
 		return writeJSON(w, r)
 	}
 	bw := bufio.NewWriter(w)
-	verdict, _ := plan.VerdictOf(r)
-	fmt.Fprintf(bw, "Rolling driver upgrade to %s: %s\n", r.Driver, oneline.Escape(verdict))
+	fmt.Fprintf(bw, "Rolling driver upgrade to %s: %s\n", r.Driver, oneline.Escape(r.Verdict))
 	for _, sc := range r.Scopes {
 		rollingScope(bw, sc)
 	}

@@ -59,6 +59,11 @@ type condition struct {
 // not judge where pods that ask for no GPU may run.
 const GPUOnly = "drvcheck.io/snapshot"
 
+const gpuOnlyValue = "gpu-only"
+
+// IsGPUOnly says whether n comes from a snapshot taken with --gpu-only.
+func IsGPUOnly(n *corev1.Node) bool { return n.Annotations[GPUOnly] == gpuOnlyValue }
+
 // WriteNodes writes nodes (only the GPU ones with gpuOnly, each marked
 // so), sorted by name, and returns how many it wrote and how many of them
 // are GPU nodes. Every node is kept by default: a workload's node
@@ -76,7 +81,7 @@ func WriteNodes(w io.Writer, nodes []*corev1.Node, gpuOnly bool) (written, gpus 
 			if t.Metadata.Annotations == nil {
 				t.Metadata.Annotations = map[string]string{}
 			}
-			t.Metadata.Annotations[GPUOnly] = "gpu-only"
+			t.Metadata.Annotations[GPUOnly] = gpuOnlyValue
 		}
 		l.Items = append(l.Items, t)
 		if gpu {
