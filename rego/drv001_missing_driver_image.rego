@@ -32,6 +32,25 @@ findings contains f if {
 	})
 }
 
+# The driver pod's other images (the driver manager, GDS, GDRCopy): each
+# is looked for only in the sources that list its repository (a registry,
+# or a matrix of whole references), and the finding names which image is
+# missing, so that the GDS image of gpu-operator#690 reads as such.
+findings contains f if {
+	some node in lib.managed_gpu_nodes
+	some aux in object.get(node, ["image", "aux"], [])
+	aux.checked
+	not aux.present
+	f := lib.finding(meta, node.object, {
+		"node": node.name,
+		"tag": aux.ref,
+		"message": sprintf("no %s %s (%s) in %s: the driver pod on %s pulls it too", [aux.title, aux.ref, aux.field, concat(", ", aux.sources_listed), node.name]),
+		"image": "missing",
+		"fix": sprintf("push %s, or set %s to a version that exists", [aux.ref, aux.field]),
+		"stalls": lib.stalls(node.name, "image"),
+	})
+}
+
 # A node whose image the inputs cannot give (a ClusterPolicy that leaves
 # it to the operator's DRIVER_IMAGE environment, values that leave the
 # version to the chart's default): its image cannot be shown to exist, so

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -252,4 +253,43 @@ func TestOperatorInstalledByGitOps(t *testing.T) {
 	}
 	r := drv(t, "tag", "gpu-rocky", opFile("rocky-node.yaml"), gitops("helmchart.yaml"), "--ref")
 	r.want(t, 0, "registry.local/nvidia/driver:580-5.14.0-570.12.1.el9_6.x86_64-rocky9\n") // spec.set
+}
+
+// The driver pod's other images are checked like the driver's: GDS's
+// nvidia-fs image is published for Ubuntu 20.04 only, so the Ubuntu
+// 22.04 nodes lack it, and DRV001 names the GDS image (gpu-operator#690).
+// The driver manager's image, which has no OS suffix, exists.
+func TestOperatorMissingGDSImage(t *testing.T) {
+	isolateDockerConfig(t, "{}")
+	s := registrytest.New(t)
+	s.Push(t, "nvidia/driver", "550.90.07-ubuntu22.04")
+	s.Push(t, "nvidia/cloud-native/k8s-driver-manager", "v0.8.1")
+	s.Push(t, "nvidia/cloud-native/nvidia-fs", "2.17.5-ubuntu20.04")
+	cp := filepath.Join(t.TempDir(), "clusterpolicy.yaml")
+	writeFile(t, cp, strings.ReplaceAll(readFile(t, opFile("gds/clusterpolicy.yaml")), "REGISTRY", s.Host))
+	args := []string{opFile("nodes.yaml"), cp, "--cache-dir=" + t.TempDir()}
+	rep := drvJSON(t, append([]string{"check"}, args...)...)
+	got := rep.byRule("DRV001")
+	want := "no GDS image " + s.Host + "/nvidia/cloud-native/nvidia-fs:2.17.5-ubuntu22.04 (spec.gds) in " + s.Host + "/nvidia/cloud-native/nvidia-fs"
+	if len(got) != 2 || !strings.HasPrefix(got[0].Message, want) || got[0].Node != "gpu-new" || got[1].Node != "gpu-old" {
+		t.Errorf("DRV001: want 2 findings %q, got %+v", want, got)
+	}
+	drv(t, append([]string{"audit"}, args...)...).want(t, 1,
+		"gpu-new MISSING "+s.Host+"/nvidia/cloud-native/nvidia-fs:2.17.5-ubuntu22.04\ngpu-old MISSING "+s.Host+"/nvidia/cloud-native/nvidia-fs:2.17.5-ubuntu22.04\n")
+
+	// Published for 22.04 too: nothing is missing.
+	s.Push(t, "nvidia/cloud-native/nvidia-fs", "2.17.5-ubuntu22.04")
+	rep = drvJSON(t, append([]string{"check", "--cache-ttl=0"}, args...)...)
+	if got := rep.byRule("DRV001"); len(got) != 0 {
+		t.Errorf("DRV001 with the image pushed: %+v", got)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

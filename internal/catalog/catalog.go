@@ -24,13 +24,18 @@ type Catalog struct {
 	// versions are the first parts of the tags: a branch, or the full
 	// version a registry of one's own may tag precompiled images with.
 	versions map[string]bool
+	// repos are the tags by repository, of the sources that say which
+	// repository they list: registries, and matrices of whole references.
+	// The driver pod's other images are looked for only there.
+	repos       map[string]map[string][]string
+	repoSources map[string][]string
 }
 
 type pair struct{ part, a, b string }
 
 // New returns an empty catalog with no source configured.
 func New() *Catalog {
-	return &Catalog{tags: map[string][]string{}, pairs: map[pair]bool{}, versions: map[string]bool{}}
+	return &Catalog{tags: map[string][]string{}, pairs: map[pair]bool{}, versions: map[string]bool{}, repos: map[string]map[string][]string{}, repoSources: map[string][]string{}}
 }
 
 // HasOSTag says whether some source holds a tag for the OS tag t (one
@@ -66,6 +71,65 @@ func (c *Catalog) Add(source string, tags []string) {
 	}
 }
 
+// AddRepository records the tags source lists for repository: a
+// registry's listing, whose tags count for the driver's too (Add), or
+// whole references of a matrix (AddImages).
+func (c *Catalog) AddRepository(source, repository string, tags []string) {
+	c.Add(source, tags)
+	c.addTo(source, repository, tags)
+}
+
+// AddImages records whole references, repository:tag, that source says
+// exist; they count only for their repository.
+func (c *Catalog) AddImages(source string, refs []string) {
+	c.sources = append(c.sources, source)
+	for _, ref := range refs {
+		repo, tag := splitRef(ref)
+		c.addTo(source, repo, []string{tag})
+	}
+}
+
+func (c *Catalog) addTo(source, repository string, tags []string) {
+	if !slices.Contains(c.repoSources[repository], source) {
+		c.repoSources[repository] = append(c.repoSources[repository], source)
+	}
+	m := c.repos[repository]
+	if m == nil {
+		m = map[string][]string{}
+		c.repos[repository] = m
+	}
+	for _, t := range tags {
+		if have := m[t]; !slices.Contains(have, source) {
+			m[t] = append(have, source)
+		}
+	}
+}
+
+// CheckImage looks up repository:tag in the sources that list
+// repository; none does: not checked.
+func (c *Catalog) CheckImage(repository, tag string) Verdict {
+	m, ok := c.repos[repository]
+	if tag == "" || !ok {
+		return Verdict{}
+	}
+	have := m[tag]
+	return Verdict{Checked: true, Present: len(have) > 0, Sources: slices.Clone(have)}
+}
+
+// SourcesOf names the sources that list repository, in the order added.
+func (c *Catalog) SourcesOf(repository string) []string {
+	return slices.Clone(c.repoSources[repository])
+}
+
+// splitRef splits repository:tag at the last colon after the last slash.
+func splitRef(ref string) (repository, tag string) {
+	slash := strings.LastIndex(ref, "/")
+	if i := strings.LastIndex(ref, ":"); i > slash {
+		return ref[:i], ref[i+1:]
+	}
+	return ref, ""
+}
+
 // Cached is a source whose tags came from drvcheck's cache.
 type Cached struct {
 	Source  string
@@ -74,12 +138,13 @@ type Cached struct {
 
 // AddCached records the tags of a source read from the cache, listed on
 // fetched.
-func (c *Catalog) AddCached(source string, tags []string, fetched time.Time) {
-	c.Add(source, tags)
+func (c *Catalog) AddCached(source, repository string, tags []string, fetched time.Time) {
+	c.AddRepository(source, repository, tags)
 	c.cached = append(c.cached, Cached{Source: source, Fetched: fetched})
 }
 
-// Doubtful lists the cached sources when one of tags is in no source: a
+// Doubtful lists the cached sources when one of tags (or of whole
+// references, repository:tag) is in no source: a
 // cached listing only says a tag existed, and the image may have been
 // pushed since. None when every tag is present or no source was cached.
 func (c *Catalog) Doubtful(tags []string) []Cached {
@@ -87,7 +152,11 @@ func (c *Catalog) Doubtful(tags []string) []Cached {
 		return nil
 	}
 	for _, t := range tags {
-		if v := c.Check(t); v.Checked && !v.Present {
+		v := c.Check(t)
+		if strings.Contains(t, "/") {
+			v = c.CheckImage(splitRef(t))
+		}
+		if v.Checked && !v.Present {
 			return slices.Clone(c.cached)
 		}
 	}

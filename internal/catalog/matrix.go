@@ -18,17 +18,24 @@ import (
 const (
 	MatrixHeader = "driver_branch,kernel,os_tag"
 	TagHeader    = "tag"
+	// ImageHeader starts one of whole references, repository:tag: any
+	// image of the driver pod (the driver manager, GDS, GDRCopy).
+	ImageHeader = "image"
 )
 
 // Row is one combination of a support matrix, or one whole tag.
 type Row struct {
 	Branch, Kernel, OSTag string
 	FullTag               string // a row of a TagHeader matrix
+	Ref                   string // a row of an ImageHeader matrix
 	Line                  int
 }
 
 // Tag is the image tag the row stands for.
 func (r Row) Tag() string {
+	if r.Ref != "" {
+		return r.Ref
+	}
 	if r.FullTag != "" {
 		return r.FullTag
 	}
@@ -60,12 +67,9 @@ func ParseMatrix(name string, data []byte) ([]Row, error) {
 		return nil, csvError(name, err)
 	}
 	got := strings.Join(trimAll(header), ",")
-	if got != MatrixHeader && got != TagHeader {
-		return nil, fmt.Errorf("%s:1: header is %q, want %q (or %q, one whole tag per row)", name, got, MatrixHeader, TagHeader)
-	}
-	parse := parseRow
-	if got == TagHeader {
-		parse = parseTagRow
+	parse := map[string]func([]string, int) (Row, error){MatrixHeader: parseRow, TagHeader: parseTagRow, ImageHeader: parseImageRow}[got]
+	if parse == nil {
+		return nil, fmt.Errorf("%s:1: header is %q, want %q (or %q, one whole tag per row, or %q, one whole repository:tag per row)", name, got, MatrixHeader, TagHeader, ImageHeader)
 	}
 	var rows []Row
 	for {
@@ -112,6 +116,18 @@ func parseTagRow(rec []string, line int) (Row, error) {
 		return Row{}, fmt.Errorf("tag %q is not an image tag", rec[0])
 	}
 	return Row{FullTag: rec[0], Line: line}, nil
+}
+
+// parseImageRow reads a row of an ImageHeader matrix: repository:tag.
+func parseImageRow(rec []string, line int) (Row, error) {
+	if len(rec) != 1 || rec[0] == "" {
+		return Row{}, fmt.Errorf("want one field (%s), got %d", ImageHeader, len(rec))
+	}
+	repo, tag := splitRef(rec[0])
+	if repo == "" || !nodefacts.ValidTag(tag) || strings.ContainsAny(repo, " \t@") {
+		return Row{}, fmt.Errorf("image %q is not repository:tag", rec[0])
+	}
+	return Row{Ref: rec[0], Line: line}, nil
 }
 
 func trimAll(rec []string) []string {

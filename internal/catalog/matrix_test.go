@@ -153,3 +153,34 @@ func FuzzParseMatrix(f *testing.F) {
 		}
 	})
 }
+
+// A matrix of whole references counts only for each reference's
+// repository, and a repository no source lists is not checked.
+func TestImageMatrix(t *testing.T) {
+	rows, err := ParseMatrix("images.csv", []byte("image\nnvcr.io/nvidia/cloud-native/nvidia-fs:2.17.5-ubuntu20.04\nnvcr.io/nvidia/driver:550.90.07-ubuntu22.04\n"))
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("%v %+v", err, rows)
+	}
+	cat := New()
+	cat.AddImages("images.csv", []string{rows[0].Tag(), rows[1].Tag()})
+	for _, c := range []struct {
+		repo, tag        string
+		checked, present bool
+	}{
+		{"nvcr.io/nvidia/cloud-native/nvidia-fs", "2.17.5-ubuntu20.04", true, true},
+		{"nvcr.io/nvidia/cloud-native/nvidia-fs", "2.17.5-ubuntu22.04", true, false},
+		{"nvcr.io/nvidia/cloud-native/gdrdrv", "v2.4.1-ubuntu22.04", false, false},
+	} {
+		if v := cat.CheckImage(c.repo, c.tag); v.Checked != c.checked || v.Present != c.present {
+			t.Errorf("%s:%s: %+v", c.repo, c.tag, v)
+		}
+	}
+	if v := cat.Check("2.17.5-ubuntu20.04"); v.Present {
+		t.Errorf("a whole reference counted as a driver tag: %+v", v)
+	}
+	for _, bad := range []string{"image\nnvidia-fs\n", "image\n:2.17.5\n", "image\nrepo/x:a b\n"} {
+		if _, err := ParseMatrix("bad.csv", []byte(bad)); err == nil || !strings.HasPrefix(err.Error(), "bad.csv:2: ") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}

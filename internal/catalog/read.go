@@ -32,6 +32,10 @@ func Read(ctx context.Context, src Sources) (*Catalog, error) {
 		for i, r := range rows {
 			tags[i] = r.Tag()
 		}
+		if len(rows) > 0 && rows[0].Ref != "" {
+			cat.AddImages(path, tags)
+			continue
+		}
 		cat.Add(path, tags)
 	}
 	if len(src.Registry) == 0 {
@@ -47,10 +51,10 @@ func Read(ctx context.Context, src Sources) (*Catalog, error) {
 	}
 	for _, l := range listings {
 		if l.Cached {
-			cat.AddCached(l.Repository, l.Tags, l.Fetched)
+			cat.AddCached(l.Repository, l.Repository, l.Tags, l.Fetched)
 			continue
 		}
-		cat.Add(l.Repository, l.Tags)
+		cat.AddRepository(l.Repository, l.Repository, l.Tags)
 	}
 	return cat, nil
 }

@@ -57,6 +57,9 @@ var blamed = map[string]string{catalog.Branch: "branch", catalog.Kernel: "kernel
 // kernel, after a kernel bump), so that its finding points at that line.
 func image(cat *catalog.Catalog, f nodefacts.Facts, fields map[string]string) map[string]any {
 	v := cat.Check(f.Tag)
+	if w := cat.CheckImage(f.Image.Repository, f.Tag); !v.Present && w.Present {
+		v = w // a matrix of whole references lists it
+	}
 	field := ""
 	if v.Checked && !v.Present && f.Image.Owner == "" {
 		field = fields[blamed[cat.Blame(f.Branch, f.Kernel, f.OSTag)]]
@@ -78,7 +81,23 @@ func image(cat *catalog.Catalog, f nodefacts.Facts, fields map[string]string) ma
 		"ref": img.Ref, "repository": img.Repository, "version": img.Version, "precompiled": img.Precompiled,
 		"digest": img.Digest, "os_tag": img.OSTag, "managed": img.Managed, "reason": img.Reason,
 		"owner": img.Owner, "owner_error": img.OwnerError, "unresolved": img.Unresolved,
+		"aux": auxEntries(cat, img.Aux),
 	}
+}
+
+// auxEntries are the driver pod's other images and whether the sources
+// that list their repositories have them.
+func auxEntries(cat *catalog.Catalog, aux []nodefacts.AuxImage) []any {
+	out := make([]any, 0, len(aux))
+	for _, a := range aux {
+		v := cat.CheckImage(a.Repository, a.Tag)
+		out = append(out, map[string]any{
+			"name": a.Name, "title": a.Title, "field": a.Field, "ref": a.Ref, "repository": a.Repository, "tag": a.Tag,
+			"checked": v.Checked, "present": v.Present, "sources": anyStrings(v.Sources), "unresolved": a.Unresolved,
+			"sources_listed": anyStrings(cat.SourcesOf(a.Repository)),
+		})
+	}
+	return out
 }
 
 // problems adds to each the path of the label in the manifest (or of the

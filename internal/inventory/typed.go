@@ -46,7 +46,12 @@ func typedOf[T any, P interface {
 		typ: reflect.TypeFor[T](),
 		decode: func(raw map[string]any) (metav1.Object, error) {
 			x := P(new(T))
-			return x, k8sruntime.DefaultUnstructuredConverter.FromUnstructured(raw, x)
+			err := k8sruntime.DefaultUnstructuredConverter.FromUnstructured(raw, x)
+			if k, ok := any(x).(specKeeper); ok && err == nil {
+				spec, _ := raw["spec"].(map[string]any)
+				k.KeepSpec(spec)
+			}
+			return x, err
 		},
 		add: func(inv *Inventory, x metav1.Object) {
 			s := slot(inv)
@@ -66,6 +71,11 @@ func typedOf[T any, P interface {
 	}
 	return t
 }
+
+// specKeeper is a type that keeps its whole spec as read, besides the
+// fields it types (the operator's objects: a change anywhere in them is
+// judged by the field it touches).
+type specKeeper interface{ KeepSpec(map[string]any) }
 
 // objectMeta is the ObjectMeta every API type embeds.
 func objectMeta(x metav1.Object) *metav1.ObjectMeta {

@@ -89,6 +89,21 @@ type Image struct {
 	// ClusterPolicy the operator uses the OS tag of one arbitrary GPU node
 	// for all, so with several OSes each node may get any of them.
 	Candidates []string
+	// Aux are the driver pod's other images on this node: the driver
+	// manager, and GDS and GDRCopy when enabled.
+	Aux []AuxImage
+}
+
+// AuxImage is one of the driver pod's images besides the driver.
+type AuxImage struct {
+	Name  string // driver-manager, gds, gdrcopy
+	Title string // for messages: "GDS image"
+	Field string // where the profile sets it, e.g. spec.gds
+	// Ref is the whole reference; empty when the inputs leave it to the
+	// operator's environment (Unresolved says so).
+	Ref, Repository, Tag string
+	Digest               bool
+	Unresolved           string
 }
 
 // Ready is the node's Ready condition; a node without one (a manifest)

@@ -15,8 +15,13 @@ type ClusterPolicy struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	Spec              struct {
-		Driver DriverSpec `json:"driver"`
+		Driver  DriverSpec `json:"driver"`
+		GDS     *AuxSpec   `json:"gds,omitempty"`
+		GDRCopy *AuxSpec   `json:"gdrcopy,omitempty"`
 	} `json:"spec"`
+	// Raw is the whole spec as read: what a change to it does to the
+	// driver DaemonSet is judged field by field (digest.go).
+	Raw map[string]any `json:"-"`
 }
 
 // DriverSpec is ClusterPolicy spec.driver and the chart's driver values.
@@ -28,6 +33,27 @@ type DriverSpec struct {
 	Image              string             `json:"image,omitempty"`
 	Version            string             `json:"version,omitempty"`
 	UpgradePolicy      *UpgradePolicySpec `json:"upgradePolicy,omitempty"`
+	KernelModuleType   string             `json:"kernelModuleType,omitempty"`
+	Manager            AuxSpec            `json:"manager"`
+	RDMA               *RDMASpec          `json:"rdma,omitempty"`
+}
+
+// AuxSpec is an image of the driver pod besides the driver: spec.driver.manager
+// (the k8s-driver-manager init container), spec.gds (nvidia-fs) and
+// spec.gdrcopy (gdrdrv) (clusterpolicy_types.go:502-529, 1489ff, 1536ff;
+// nvidiadriver_types.go:246-272, 314-358, 375-419).
+type AuxSpec struct {
+	Enabled    *bool  `json:"enabled,omitempty"`
+	Repository string `json:"repository,omitempty"`
+	Image      string `json:"image,omitempty"`
+	Version    string `json:"version,omitempty"`
+}
+
+// RDMASpec is spec.driver.rdma: GPUDirect RDMA adds the nvidia-peermem
+// container, which runs the driver image itself (object_controls.go:2977-3022).
+type RDMASpec struct {
+	Enabled      *bool `json:"enabled,omitempty"`
+	UseHostMofed *bool `json:"useHostMofed,omitempty"`
 }
 
 // NVIDIADriver is nvidia.com/v1alpha1 NVIDIADriver, its image and scope.
@@ -35,13 +61,25 @@ type NVIDIADriver struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	Spec              struct {
-		DriverType     string             `json:"driverType,omitempty"`
-		UsePrecompiled *bool              `json:"usePrecompiled,omitempty"`
-		Repository     string             `json:"repository,omitempty"`
-		Image          string             `json:"image,omitempty"`
-		Version        string             `json:"version,omitempty"`
-		NodeSelector   map[string]string  `json:"nodeSelector,omitempty"`
-		Default        bool               `json:"default,omitempty"`
-		UpgradePolicy  *UpgradePolicySpec `json:"upgradePolicy,omitempty"`
+		DriverType       string             `json:"driverType,omitempty"`
+		UsePrecompiled   *bool              `json:"usePrecompiled,omitempty"`
+		Repository       string             `json:"repository,omitempty"`
+		Image            string             `json:"image,omitempty"`
+		Version          string             `json:"version,omitempty"`
+		NodeSelector     map[string]string  `json:"nodeSelector,omitempty"`
+		Default          bool               `json:"default,omitempty"`
+		UpgradePolicy    *UpgradePolicySpec `json:"upgradePolicy,omitempty"`
+		KernelModuleType string             `json:"kernelModuleType,omitempty"`
+		Manager          AuxSpec            `json:"manager"`
+		GDS              *AuxSpec           `json:"gds,omitempty"`
+		GDRCopy          *AuxSpec           `json:"gdrcopy,omitempty"`
+		RDMA             *RDMASpec          `json:"rdma,omitempty"`
 	} `json:"spec"`
+	Raw map[string]any `json:"-"`
 }
+
+// KeepSpec keeps the whole spec as read (internal/inventory).
+func (c *ClusterPolicy) KeepSpec(spec map[string]any) { c.Raw = spec }
+
+// KeepSpec keeps the whole spec as read (internal/inventory).
+func (d *NVIDIADriver) KeepSpec(spec map[string]any) { d.Raw = spec }

@@ -20,12 +20,14 @@ import (
 // do, before it is decoded into the types drvcheck reads.
 
 // quoted are the values the templates write as strings.
-var quoted = [][]string{{"driver", "version"}, {"driver", "repository"}, {"driver", "image"}, {"operator", "version"}}
+var quoted = [][]string{{"driver", "version"}, {"driver", "repository"}, {"driver", "image"}, {"operator", "version"},
+	{"driver", "manager", "version"}, {"gds", "version"}, {"gdrcopy", "version"}}
 
 // reread are the values the templates write unquoted, which YAML reads
 // back from their text: "true" becomes true.
 var reread = [][]string{{"driver", "enabled"}, {"driver", "usePrecompiled"}, {"driver", "useNvidiaDriverCRD"},
-	{"driver", "nvidiaDriverCRD", "enabled"}, {"driver", "nvidiaDriverCRD", "deployDefaultCR"}}
+	{"driver", "nvidiaDriverCRD", "enabled"}, {"driver", "nvidiaDriverCRD", "deployDefaultCR"},
+	{"driver", "rdma", "enabled"}, {"gds", "enabled"}, {"gdrcopy", "enabled"}}
 
 // chartTyped types the values m as the chart's templates do. A value the
 // templates could not write as a scalar (a list where a version goes) is

@@ -29,6 +29,13 @@ type Driver struct {
 	// Unresolved says why the image cannot be known from the inputs (the
 	// operator's environment gives it); no node of the driver has a tag.
 	Unresolved string
+	// Aux are the driver pod's other images (aux.go).
+	Aux []Aux
+	// KernelModuleType is spec.driver.kernelModuleType (auto, open,
+	// proprietary; "" when unset, which the CRD defaults to auto).
+	KernelModuleType string
+	// RDMA: GPUDirect RDMA is enabled (the nvidia-peermem container).
+	RDMA bool
 	// chart marks a driver the chart's values make: a version they leave
 	// out is the chart's default of its release.
 	chart bool

@@ -1,7 +1,9 @@
 package operator
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -85,6 +87,28 @@ func (p *Profile) resolve(l map[string]string, f *nodefacts.Facts) {
 	if digest {
 		f.Tag = ""
 	}
+	f.Image.Aux = auxImages(d, img.OSTag)
+}
+
+// auxImages are the driver pod's other images on a node of OS tag osTag.
+func auxImages(d *Driver, osTag string) []nodefacts.AuxImage {
+	out := make([]nodefacts.AuxImage, 0, len(d.Aux))
+	for _, a := range d.Aux {
+		ai := nodefacts.AuxImage{Name: a.Name, Title: a.Title(), Field: a.Field}
+		ref, ok := a.Ref(osTag)
+		if !ok {
+			ai.Unresolved = fmt.Sprintf("%s of %s sets only part of repository, image and version, or none: the operator takes it from its own environment", a.Field, d.Owner())
+			out = append(out, ai)
+			continue
+		}
+		ai.Ref, ai.Digest = ref, strings.Contains(ref, "@sha256:")
+		ai.Repository, ai.Tag = SplitRef(ref)
+		if ai.Digest {
+			ai.Tag = ""
+		}
+		out = append(out, ai)
+	}
+	return out
 }
 
 // relevant keeps the label problems that matter to the operator's image:

@@ -138,7 +138,9 @@ func clusterPolicyProfile(cp *ClusterPolicy) *Profile {
 	s := cp.Spec.Driver
 	d := Driver{Object: object.Ref{Kind: "ClusterPolicy", Name: cp.Name}, Enabled: s.Enabled == nil || *s.Enabled,
 		Precompiled: isTrue(s.UsePrecompiled), Repository: s.Repository, Image: s.Image, Version: s.Version,
-		Upgrade: PolicyOf(s.UpgradePolicy, "ClusterPolicy/"+cp.Name+" spec.driver.upgradePolicy", false)}
+		Upgrade:          PolicyOf(s.UpgradePolicy, "ClusterPolicy/"+cp.Name+" spec.driver.upgradePolicy", false),
+		Aux:              auxOf("spec.", s.Manager, cp.Spec.GDS, cp.Spec.GDRCopy),
+		KernelModuleType: s.KernelModuleType, RDMA: s.RDMA != nil && isTrue(s.RDMA.Enabled)}
 	return &Profile{Mode: ModeClusterPolicy, Drivers: []Driver{d}, From: fromAll(d.Owner())}
 }
 
@@ -159,7 +161,9 @@ func nvidiaDriverProfile(crs []*NVIDIADriver, cps []*ClusterPolicy) (*Profile, e
 		p.Drivers = append(p.Drivers, Driver{Object: object.Ref{Kind: "NVIDIADriver", Name: cr.Name}, Enabled: true,
 			Precompiled: isTrue(s.UsePrecompiled), Repository: s.Repository, Image: image, Version: s.Version,
 			NodeSelector: s.NodeSelector, Default: s.Default,
-			Upgrade: PolicyOf(s.UpgradePolicy, "NVIDIADriver/"+cr.Name+" spec.upgradePolicy", true)})
+			Upgrade:          PolicyOf(s.UpgradePolicy, "NVIDIADriver/"+cr.Name+" spec.upgradePolicy", true),
+			Aux:              nvidiaDriverAux(s.Manager, s.GDS, s.GDRCopy),
+			KernelModuleType: s.KernelModuleType, RDMA: s.RDMA != nil && isTrue(s.RDMA.Enabled)})
 	}
 	p.clusterUpgrade = cps
 	return p, nil
@@ -272,6 +276,14 @@ func (p *Profile) check() error {
 		return errors.New("more than one NVIDIADriver sets default: true; the operator needs at most one")
 	}
 	return nil
+}
+
+// nvidiaDriverAux: an NVIDIADriver's spec.manager, spec.gds and
+// spec.gdrcopy sit at the top of its spec.
+func nvidiaDriverAux(manager AuxSpec, gds, gdrcopy *AuxSpec) []Aux {
+	out := auxOf("spec.", manager, gds, gdrcopy)
+	out[0].Field = "spec.manager"
+	return out
 }
 
 func splitRepository(s string) (repository, image string) {

@@ -68,9 +68,20 @@ func (cfg Config) withProfile(p *operator.Profile, facts []nodefacts.Facts) Conf
 		return cfg
 	}
 	var regs []string
-	for _, f := range facts {
-		if r := f.Image.Repository; f.GPU && f.Image.Managed && f.Tag != "" && r != "" && !slices.Contains(regs, r) {
+	add := func(r string) {
+		if r != "" && !slices.Contains(regs, r) {
 			regs = append(regs, r)
+		}
+	}
+	for _, f := range facts {
+		if !f.GPU || !f.Image.Managed || f.Tag == "" {
+			continue
+		}
+		add(f.Image.Repository)
+		for _, a := range f.Image.Aux { // the driver pod's other images
+			if a.Tag != "" {
+				add(a.Repository)
+			}
 		}
 	}
 	slices.Sort(regs)

@@ -123,6 +123,11 @@ func neededTags(facts *nodefacts.Set) []string {
 		if f.GPU && f.Tag != "" {
 			out = append(out, f.Tag)
 		}
+		for _, a := range f.Image.Aux {
+			if f.GPU && f.Image.Managed && a.Tag != "" {
+				out = append(out, a.Repository+":"+a.Tag)
+			}
+		}
 	}
 	return out
 }
