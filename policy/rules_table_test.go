@@ -37,6 +37,10 @@ var builtinRules = []Rule{
 	{ID: "DRV028", Title: "upgrade-cannot-start", Severity: Error, Needs: nodes},
 	{ID: "DRV030", Title: "upgrade-stalled", Severity: Warning, Needs: nodes},
 	{ID: "DRV031", Title: "cordoned-after-upgrade", Severity: Warning, Needs: nodes},
+	{ID: "DRV040", Title: "gpu-unsupported-by-driver", Severity: Error, Needs: nodes},
+	{ID: "DRV041", Title: "kernel-modules-unsupported", Severity: Error, Needs: nodes},
+	{ID: "DRV042", Title: "kernel-module-type-auto-unsupported", Severity: Warning},
+	{ID: "DRV043", Title: "gds-needs-open-modules", Severity: Error},
 }
 
 // TestRulesAreBuiltIn holds the built-in rules to the README's rules table,

@@ -293,3 +293,28 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// A Blackwell node with GFD's labels (k8s-device-plugin#1682): under
+// proprietary modules DRV041; under auto with a 550 driver DRV042, and
+// DRV040 as 550 predates Blackwell.
+func TestOperatorKernelModuleTypeOnBlackwell(t *testing.T) {
+	nodes, images := opFile("compat/nodes.yaml"), "--matrix="+opFile("compat/images.csv")
+	rep := drvJSON(t, "check", nodes, opFile("compat/clusterpolicy-proprietary.yaml"), images)
+	if got := rep.byRule("DRV041"); len(got) != 1 || got[0].Node != "dgx-b300-0" ||
+		!strings.Contains(got[0].Message, "installs the proprietary kernel modules: Blackwell is driven only by the open modules") {
+		t.Errorf("proprietary: DRV041 %+v", got)
+	}
+	if got := rep.byRule("DRV040"); len(got) != 0 {
+		t.Errorf("proprietary on 580: DRV040 %+v", got)
+	}
+	rep = drvJSON(t, "check", nodes, opFile("compat/clusterpolicy-auto-550.yaml"), images)
+	if got := rep.byRule("DRV042"); len(got) != 1 || got[0].Object.String() != "ClusterPolicy/cluster-policy" || got[0].Line != 13 {
+		t.Errorf("auto on 550: DRV042 %+v", got)
+	}
+	if got := rep.byRule("DRV040"); len(got) != 1 || !strings.HasSuffix(got[0].Message, "Blackwell needs R570 or later") {
+		t.Errorf("auto on 550: DRV040 %+v", got)
+	}
+	if got := rep.byRule("DRV041"); len(got) != 0 {
+		t.Errorf("auto: DRV041 %+v", got)
+	}
+}

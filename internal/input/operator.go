@@ -33,6 +33,9 @@ func operatorEntry(p *operator.Profile, facts *nodefacts.Set, cat *catalog.Catal
 			"full_version_listed": d.Version != "" && cat.HasVersion(d.Version),
 			"default":             d.Default,
 			"node_selector":       stringMap(d.NodeSelector),
+			"kernel_module_type":  d.KernelModuleType,
+			"rdma":                d.RDMA,
+			"gds_version":         gdsVersion(d),
 		})
 	}
 	osTags := managedOSTags(facts)
@@ -46,6 +49,16 @@ func operatorEntry(p *operator.Profile, facts *nodefacts.Set, cat *catalog.Catal
 		"os_tags":               anyStrings(osTags),
 		"listed_os_tags":        anyStrings(listedOSTags(osTags, cat)),
 	}
+}
+
+// gdsVersion is the version of the driver's GDS image when GDS is on.
+func gdsVersion(d operator.Driver) string {
+	for _, a := range d.Aux {
+		if a.Name == operator.AuxGDS {
+			return a.Version
+		}
+	}
+	return ""
 }
 
 // listedOSTags are the OS tags of tags for which some source holds an

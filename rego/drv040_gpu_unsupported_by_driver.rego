@@ -1,0 +1,49 @@
+# DRV040: a managed GPU node's GPU is one the driver it gets does not
+# drive: a pre-Turing GPU (Maxwell, Pascal, Volta) on a branch after R580,
+# a Blackwell GPU before R570, or a GPU under the version its platform
+# support names (rego/data/compat.json, each row cited). The driver pod
+# loads, finds no GPU it supports, and the node has no usable GPU.
+package drvcheck.rules.drv040
+
+import data.drvcheck.lib
+
+meta := {
+	"id": "DRV040",
+	"title": "gpu-unsupported-by-driver",
+	"severity": "error",
+	"help": "Each driver branch drives a range of GPU generations: R580 is the last for Maxwell, Pascal and Volta, Blackwell needs R570 or later, and some GPUs need a newer build (HGX B200: 570.133.20; RTX PRO 6000 Blackwell Server Edition: 575.57.08). The GPU is read from GPU Feature Discovery's labels (nvidia.com/gpu.compute.major/minor, nvidia.com/gpu.product); a node GFD has not labelled yet is not judged. Give these nodes a driver that supports them: an NVIDIADriver of their own, or another version.",
+	"needs": ["nodes"],
+}
+
+findings contains f if {
+	some node in lib.managed_gpu_nodes
+	v := node.image.version
+	lib.numeric_version(v)
+	some why in unsupported(node, v)
+	f := lib.finding(meta, node.object, {
+		"node": node.name,
+		"message": sprintf("%s has %s, which driver %s does not support: %s", [node.name, lib.gpu_name(node), v, why]),
+		"field": sprintf("/metadata/labels/%s", [replace(data.drvcheck.compat.gfd.compute_major, "/", "~1")]),
+	})
+}
+
+# unsupported(node, v) are the reasons driver v does not drive the GPU.
+unsupported(node, v) := (too_new(node, v) | too_old(node, v)) | too_old_for_product(node, v)
+
+too_new(node, v) := {sprintf("R%d is the last branch for %s", [arch.last_branch, arch.name]) |
+	arch := lib.gpu_architecture(node)
+	lib.driver_branch(v) > arch.last_branch
+}
+
+too_old(node, v) := {sprintf("%s needs R%d or later", [arch.name, arch.first_branch]) |
+	arch := lib.gpu_architecture(node)
+	lib.driver_branch(v) < arch.first_branch
+}
+
+# A product's own floor, unless its generation's branch floor already
+# says more.
+too_old_for_product(node, v) := {sprintf("%s needs %s or later", [p.name, p.min_version]) |
+	p := lib.gpu_product(node)
+	lib.version_below(v, p.min_version)
+	count(too_old(node, v)) == 0
+}

@@ -1,0 +1,55 @@
+# DRV041: a managed GPU node gets kernel modules its GPU cannot load:
+# kernelModuleType proprietary on a GPU that needs the open modules
+# (Blackwell, GH200), or open on a GPU the open modules do not support
+# (Maxwell, Pascal, Volta: no GSP). The driver pod fails to load the
+# module on every such node.
+package drvcheck.rules.drv041
+
+import data.drvcheck.lib
+
+meta := {
+	"id": "DRV041",
+	"title": "kernel-modules-unsupported",
+	"severity": "error",
+	"help": "The GPU Operator installs the kernel modules kernelModuleType names (auto, open or proprietary; auto lets the driver container choose from the node's GPUs, from driver 570.86.15). Blackwell and Grace Hopper GPUs are driven only by the open modules; Maxwell, Pascal and Volta only by the proprietary ones. Set kernelModuleType to what the GPUs need, or auto, or give these nodes an NVIDIADriver of their own.",
+	"needs": ["nodes"],
+}
+
+findings contains f if {
+	some node in lib.managed_gpu_nodes
+	d := lib.driver_of(node)
+	kind := lib.kernel_module_type(d)
+	some why in refused(node, kind)
+	f := lib.finding(meta, node.object, {
+		"node": node.name,
+		"message": sprintf("%s has %s, and %s installs the %s kernel modules: %s", [node.name, lib.gpu_name(node), d.owner, kind, why]),
+		"field": sprintf("/metadata/labels/%s", [replace(data.drvcheck.compat.gfd.compute_major, "/", "~1")]),
+		"fix": sprintf("set kernelModuleType to %s in %s", [needed[kind], d.owner]),
+	})
+}
+
+needed := {"proprietary": "open (or auto)", "open": "proprietary (or auto)"}
+
+# refused(node, kind) are the reasons the node's GPU cannot load the
+# modules of kind.
+refused(node, "proprietary") := needs_open(node)
+
+refused(node, "open") := {sprintf("the open modules need a GPU with GSP (Turing or later), and %s has none", [arch.name]) |
+	arch := lib.gpu_architecture(node)
+	arch.open == false
+}
+
+needs_open(node) := {why |
+	some why in by_arch(node) | by_product(node)
+}
+
+by_arch(node) := {sprintf("%s is driven only by the open modules", [arch.name]) |
+	arch := lib.gpu_architecture(node)
+	arch.proprietary == false
+}
+
+by_product(node) := {sprintf("%s needs the open modules", [p.name]) |
+	p := lib.gpu_product(node)
+	p.proprietary == false
+	count(by_arch(node)) == 0
+}

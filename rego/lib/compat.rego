@@ -1,0 +1,81 @@
+# GPU generation and driver-version helpers for the compatibility rules
+# (DRV040-DRV043), over data.drvcheck.compat (rego/data/compat.json).
+package drvcheck.lib
+
+# gpu_architecture(node) is the row of data.drvcheck.compat.architectures
+# the node's GFD compute capability falls in; undefined for a node GFD has
+# not labelled (a new node: its GPU is not known yet).
+gpu_architecture(node) := arch if {
+	cc := compute_capability(node)
+	some arch in data.drvcheck.compat.architectures
+	cc_number(arch.from) <= cc_number(cc)
+	cc_number(cc) <= cc_number(arch.to)
+}
+
+compute_capability(node) := [to_number(node.labels[data.drvcheck.compat.gfd.compute_major]), to_number(minor)] if {
+	regex.match(`^[0-9]+$`, node.labels[data.drvcheck.compat.gfd.compute_major])
+	minor := object.get(node.labels, data.drvcheck.compat.gfd.compute_minor, "0")
+	regex.match(`^[0-9]+$`, minor)
+}
+
+cc_number(cc) := (cc[0] * 100) + cc[1]
+
+# gpu_product(node) is the row of data.drvcheck.compat.products whose
+# prefix the node's gpu.product starts with (a MIG or shared product only
+# adds a suffix).
+gpu_product(node) := p if {
+	product := node.labels[data.drvcheck.compat.gfd.product]
+	some p in data.drvcheck.compat.products
+	startswith(product, p.prefix)
+}
+
+# gpu_name(node) names the node's GPU for messages.
+gpu_name(node) := sprintf("%s (%s)", [node.labels[data.drvcheck.compat.gfd.product], gpu_architecture(node).name]) if {
+	node.labels[data.drvcheck.compat.gfd.product]
+	gpu_architecture(node)
+} else := node.labels[data.drvcheck.compat.gfd.product] if {
+	node.labels[data.drvcheck.compat.gfd.product]
+} else := sprintf("a %s GPU", [gpu_architecture(node).name])
+
+# driver_of(node) is the entry of input.operator.drivers that owns node.
+driver_of(node) := d if {
+	some d in object.get(input, ["operator", "drivers"], [])
+	d.owner == node.image.owner
+}
+
+# numeric_version says whether v is a branch (550) or a version
+# (550.90.07), not a digest or a name.
+numeric_version(v) if regex.match(`^[0-9]+(\.[0-9]+){0,2}$`, v)
+
+driver_branch(v) := to_number(split(v, ".")[0])
+
+# version_below(v, min): v is older than the version min. A branch alone
+# (a precompiled driver's 570) stands for its newest build, so it is below
+# only when its branch is.
+version_below(v, min) if {
+	count(split(v, ".")) == 1
+	driver_branch(v) < driver_branch(min)
+}
+
+version_below(v, min) if {
+	count(split(v, ".")) > 1
+	version_number(v) < version_number(min)
+}
+
+version_number(v) := ((p[0] * 1000000) + (p[1] * 1000)) + p[2] if {
+	parts := [to_number(x) | some x in split(v, ".")]
+	p := array.concat(parts, [0, 0, 0])
+}
+
+# kernel_module_type(d) is the driver's kernelModuleType; unset, the
+# CRD's default: auto from v25.3.0, which added the field; the
+# proprietary modules before (useOpenKernelModules was false by default).
+kernel_module_type(d) := t if {
+	t := object.get(d, "kernel_module_type", "")
+	t != ""
+} else := "proprietary" if {
+	version_below(trim_prefix(object.get(input, ["operator", "operator_version"], ""), "v"), "25.3.0")
+} else := "auto"
+
+# kernel_module_field is where each kind of source writes kernelModuleType.
+kernel_module_field := {"ClusterPolicy": "/spec/driver/kernelModuleType", "NVIDIADriver": "/spec/kernelModuleType"}
