@@ -56,6 +56,7 @@ func init() {
 		{"tag", "NODE [PATH...]", "print the precompiled driver image tag NODE needs", runTag},
 		{"audit", "[PATH...]", "list GPU nodes whose driver image is missing (needs --matrix or --registry)", runAudit},
 		{"plan", "NODE --driver V [PATH...]", "the driver upgrade of NODE as ordered steps; --all simulates the fleet", runPlan},
+		{"diff", "OLD NEW [PATH...] | --diff-base REF [PATH...]", "what an operator configuration change does: no-op, restart-only or full rollout, and its rollout", runDiff},
 		{"status", "[PATH...]", "one row per GPU node: driver, tag, image, upgrade state, cordon, stall", runStatus},
 		{"verify", "[DIR...]", "run the Rego unit tests (*_test.rego) of the built-in and your policies", runVerify},
 		{"input", "[PATH...]", "print the input document the rules read, as JSON (live cluster without PATH)", runInput},

@@ -36,6 +36,9 @@ type Driver struct {
 	KernelModuleType string
 	// RDMA: GPUDirect RDMA is enabled (the nvidia-peermem container).
 	RDMA bool
+	// Spec is the object's whole spec as read (the values, for the
+	// chart's), which a change is judged on field by field (change.go).
+	Spec map[string]any
 	// chart marks a driver the chart's values make: a version they leave
 	// out is the chart's default of its release.
 	chart bool

@@ -89,6 +89,11 @@ type RollingOptions struct {
 	// Policy returns the policy of the scope named, and the scope's name,
 	// for a node's owner ("" without a profile).
 	Policy func(owner string) (operator.Policy, string)
+	// Change, when set, says what the change rolled does to each node's
+	// driver pod (operator.NoOp, RestartOnly or FullRollout) in place of
+	// comparing its driver version with Driver: a change of the
+	// driver's configuration other than its version (drvcheck diff).
+	Change func(node string) (kind, why string)
 }
 
 // Roll simulates the upgrade of every managed GPU node to opt.Driver as
@@ -102,7 +107,7 @@ type RollingOptions struct {
 // is not deterministic: the simulation runs in name order and in reverse,
 // and marks the nodes whose outcome differs.
 func Roll(m *drain.Model, after After, opt RollingOptions) (*Rolling, error) {
-	if err := nodefacts.CheckVersion(opt.Driver); err != nil {
+	if err := nodefacts.CheckVersion(opt.Driver); err != nil && opt.Change == nil {
 		return nil, err
 	}
 	scopes, err := scopesOf(m, after, opt)
@@ -152,6 +157,9 @@ type scope struct {
 	// untolerated are nodes whose driver pod runs under a taint it does
 	// not tolerate, each with the taint (unbuilt).
 	untolerated []string
+	// restart are the nodes whose driver pod is only restarted: its
+	// DRIVER_CONFIG_DIGEST is the new template's (RollingOptions.Change).
+	restart map[string]bool
 }
 
 // scopesOf groups the GPU nodes by their policy's scope.
@@ -163,7 +171,7 @@ func scopesOf(m *drain.Model, after After, opt RollingOptions) ([]*scope, error)
 		policy, name := opt.Policy(f.Image.Owner)
 		sc := byName[name]
 		if sc == nil {
-			sc = &scope{Scope: Scope{Name: name, Policy: policy}, starts: map[string]start{}, anyOrder: map[string]bool{}}
+			sc = &scope{Scope: Scope{Name: name, Policy: policy}, starts: map[string]start{}, anyOrder: map[string]bool{}, restart: map[string]bool{}}
 			byName[name] = sc
 			out = append(out, sc)
 		}
@@ -175,6 +183,9 @@ func scopesOf(m *drain.Model, after After, opt RollingOptions) ([]*scope, error)
 		st := startOf(m, n, opt.Driver)
 		if policy.Manual { // the manual procedure knows no upgrade states
 			st = manualStart(n, opt.Driver)
+		}
+		if opt.Change != nil {
+			st = changeStart(m, n, st, sc, opt.Change)
 		}
 		sc.starts[n.Name] = st
 		if n.Spec.Unschedulable || st.entry == resumes || st.entry == keepsFail {
@@ -245,6 +256,8 @@ func (sc *scope) roll(sim *drain.Sim, after After, version string, reversed bool
 		case st.entry == untracked:
 			o.Outcome, o.State = Skipped, st.state
 			o.Note = st.state + " is not a state the GPU Operator's upgrade moves: the node is left as it is"
+		case st.entry == inSync && st.note != "":
+			o.Outcome, o.State, o.Note = Skipped, stateDone, st.note
 		case st.entry == inSync:
 			o.Outcome, o.State, o.Note = Skipped, stateDone, "already runs "+version
 		case st.entry == keepsFail:
@@ -414,6 +427,13 @@ func (r *rollout) runRound(round int, start []*corev1.Node) {
 	for _, n := range start {
 		o := r.at[n.Name]
 		o.Round = round
+		if r.restart[n.Name] && r.starts[n.Name].entry == fresh {
+			// nextStateForUpgradeRequiredNode: cordoned, then straight to
+			// pod-restart-required (upgrade_inplace.go:134-152).
+			o.note("restart-only: cordoned and its driver pod restarted, with no GPU pod deleted and no drain (its DRIVER_CONFIG_DIGEST is the new template's)")
+			r.done(n, o)
+			continue
+		}
 		switch r.removePods(n, o, false) {
 		case passed:
 			r.done(n, o)

@@ -38,6 +38,7 @@ const (
 type start struct {
 	entry entry
 	state string // the state it resumes from (resumes), or was read in
+	note  string // why it is in sync, when not by its version
 }
 
 // startOf reads where node n stands, from its upgrade-state label, as
@@ -77,6 +78,28 @@ func startOf(m *drain.Model, n *corev1.Node, version string) start {
 		return start{entry: resumes, state: state}
 	}
 	return start{entry: untracked, state: state}
+}
+
+// changeStart is where n stands under a change of the driver's
+// configuration (RollingOptions.Change): a node the change leaves alone
+// is in sync; any other is out of date, whatever its driver version, and
+// goes on as startOf says; a restart-only one is marked so. The library
+// never takes the restart-only path for a node whose upgrade was
+// requested (shouldRestartOnly, upgrade_inplace.go:159-178).
+func changeStart(m *drain.Model, n *corev1.Node, st start, sc *scope, change func(string) (string, string)) start {
+	kind, why := change(n.Name)
+	state := n.Labels[nodefacts.UpgradeState]
+	if kind == operator.NoOp && (state == "" || state == stateDone) {
+		return start{entry: inSync, state: state, note: why}
+	}
+	if st.entry == inSync {
+		st.entry = fresh
+	}
+	if st.entry == resumes && st.state == stateUncordon && state == stateFailed && kind != operator.NoOp {
+		st = start{entry: keepsFail, state: state} // its pod is not on the new template
+	}
+	sc.restart[n.Name] = kind == operator.RestartOnly && n.Annotations[requestedNote] != "true"
+	return st
 }
 
 // manualStart: the manual procedure upgrades every node not on version.

@@ -88,3 +88,18 @@ func (cfg Config) withProfile(p *operator.Profile, facts []nodefacts.Facts) Conf
 	cfg.Registry.Registry = regs
 	return cfg
 }
+
+// Profile is the operator profile of inv (with cfg's driver flags) and
+// its nodes' facts under it: what a configuration is, without rules or
+// catalog (drvcheck diff's base).
+func Profile(cfg Config, inv *inventory.Inventory) (*operator.Profile, *nodefacts.Set, error) {
+	profile, err := operator.Build(cfg.operatorFlags(), operatorObjects(inv))
+	if err != nil {
+		return nil, nil, err
+	}
+	facts := nodefacts.All(inv.Nodes)
+	if profile != nil {
+		profile.Apply(facts, inv.Nodes)
+	}
+	return profile, facts, nil
+}

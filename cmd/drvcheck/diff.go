@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/drvcheck/drvcheck/internal/gitbase"
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/plan"
+	"github.com/drvcheck/drvcheck/internal/render"
+	"github.com/drvcheck/drvcheck/internal/runner"
+)
+
+// runDiff says what a change of the GPU Operator's configuration (its
+// ClusterPolicy, NVIDIADrivers or chart values) does to the fleet:
+// no-op, restart-only or a full rollout, per scope and per node, and for
+// a rollout, the rollout itself as plan --all simulates it.
+func runDiff(ctx context.Context, e *env, args []string) error {
+	o := newFlags(e, "diff", "OLD NEW [PATH...]  |  --diff-base REF [PATH...]")
+	ref := o.fs.String("diff-base", "", "compare PATH with the merge base of REF and HEAD (e.g. origin/main), from a copy of its tree")
+	pf := addPolicyFlags(o)
+	if err := o.parse(args); err != nil {
+		return err
+	}
+	ctx, cancel := o.deadline(ctx)
+	defer cancel()
+	if err := render.TextOrJSON("diff", o.Output.Output); err != nil {
+		return err
+	}
+	base, head, err := diffSides(ctx, o, *ref)
+	if err != nil {
+		return err
+	}
+	c, err := compareConfigs(ctx, e, o, pf, base, head)
+	if err != nil {
+		return err
+	}
+	if err := render.Changes(e.stdout, o.Output.Output, c); err != nil {
+		return err
+	}
+	if c.Rolling != nil && o.failsAt(c.Rolling.Severity) {
+		return errFindings
+	}
+	return nil
+}
+
+// side is one configuration: its paths and how it is named.
+type side struct {
+	paths   []string
+	name    string
+	cleanup func()
+}
+
+func diffSides(ctx context.Context, o *options, ref string) (side, side, error) {
+	args := o.fs.Args()
+	if ref == "" {
+		if len(args) < 2 {
+			return side{}, side{}, errors.New("diff: give OLD and NEW (the configuration before and after, files or folders) and the PATHs both read, or --diff-base REF [PATH...]")
+		}
+		shared := args[2:] // the fleet, read with each
+		return side{paths: append([]string{args[0]}, shared...), name: args[0]}, side{paths: append([]string{args[1]}, shared...), name: args[1]}, nil
+	}
+	if len(args) == 0 {
+		args = []string{"."}
+	}
+	b, err := exportBase(ctx, ref, args, int64(o.MaxInputSize))
+	return b, side{paths: args, name: strings.Join(args, ", ")}, err
+}
+
+// exportBase writes the paths as the merge base of ref and HEAD has them
+// to a temporary folder (internal/gitbase), as check --diff-base does.
+func exportBase(ctx context.Context, ref string, paths []string, limit int64) (side, error) {
+	repo, err := gitbase.Open()
+	if err != nil {
+		return side{}, fmt.Errorf("--diff-base %s: %w", ref, err)
+	}
+	defer repo.Close()
+	commit, err := repo.MergeBase(ctx, ref)
+	if err != nil {
+		return side{}, fmt.Errorf("--diff-base %s: %w", ref, err)
+	}
+	tmp, err := os.MkdirTemp("", "drvcheck-base-")
+	if err != nil {
+		return side{}, fmt.Errorf("--diff-base: %w", err)
+	}
+	s := side{name: "the merge base " + short(commit) + " of " + ref, cleanup: func() { os.RemoveAll(tmp) }}
+	if err := os.Mkdir(filepath.Join(tmp, ".git"), 0o700); err != nil {
+		s.cleanup()
+		return side{}, fmt.Errorf("--diff-base: %w", err)
+	}
+	rels := make([]string, len(paths))
+	for i, p := range paths {
+		if rels[i], err = repo.Within(p); err != nil {
+			s.cleanup()
+			return side{}, fmt.Errorf("--diff-base %s: %w", ref, err)
+		}
+	}
+	if err := repo.Export(ctx, commit, rels, tmp, limit); err != nil {
+		s.cleanup()
+		return side{}, fmt.Errorf("--diff-base %s: %w", ref, err)
+	}
+	for _, rel := range rels {
+		if _, err := os.Lstat(filepath.Join(tmp, rel)); err == nil {
+			s.paths = append(s.paths, filepath.Join(tmp, rel))
+		}
+	}
+	return s, nil
+}
+
+// compareConfigs reads both sides, compares their profiles, and rolls the
+// change over the new side's fleet unless it is a no-op.
+func compareConfigs(ctx context.Context, e *env, o *options, pf *policyFlags, base, head side) (*render.Change, error) {
+	if base.cleanup != nil {
+		defer base.cleanup()
+	}
+	var baseProfile *operator.Profile
+	baseFacts := nodefacts.All(nil)
+	if len(base.paths) > 0 { // the merge base may lack the paths: all is new
+		inv, err := runner.Files(ctx, o.runnerConfig(e, base.paths))(false)
+		if err != nil {
+			return nil, fmt.Errorf("diff: %s: %w", base.name, err)
+		}
+		if baseProfile, baseFacts, err = runner.Profile(o.runnerConfig(e, base.paths), inv); err != nil {
+			return nil, fmt.Errorf("diff: %s: %w", base.name, err)
+		}
+	}
+	cfg := o.runnerConfig(e, head.paths)
+	res, m, err := runner.RunUpgrade(ctx, cfg, runner.Files(ctx, cfg))
+	if err != nil {
+		return nil, err
+	}
+	if res.Profile == nil {
+		return nil, fmt.Errorf("diff: %s holds no GPU Operator configuration (a ClusterPolicy, NVIDIADrivers, the chart's values or a GitOps object that installs it)", head.name)
+	}
+	if baseProfile == nil {
+		baseProfile = &operator.Profile{Version: res.Profile.Version}
+	}
+	c := &render.Change{Base: base.name, Head: head.name}
+	c.Scopes = operator.Compare(baseProfile, res.Profile)
+	c.Nodes = operator.NodeChanges(c.Scopes, baseFacts, res.Facts)
+	c.Verdict = worstChange(c)
+	if c.Verdict == operator.NoOp {
+		return c, nil
+	}
+	byNode := map[string]operator.NodeChange{}
+	for _, n := range c.Nodes {
+		byNode[n.Node] = n
+	}
+	opt := plan.RollingOptions{Change: func(node string) (string, string) {
+		n, ok := byNode[node]
+		if !ok {
+			return operator.NoOp, "not managed by the new configuration"
+		}
+		return n.Kind, n.Why
+	}}
+	opt.Driver = "the new configuration"
+	if opt.Policy, err = operator.Policies(res.Profile, pf.given(o)); err != nil {
+		return nil, fmt.Errorf("diff: %w", err)
+	}
+	after := plan.After{Facts: res.Facts, Catalog: res.Catalog, Findings: allFindings(res)}
+	if c.Rolling, err = plan.Roll(m, after, opt); err != nil {
+		return nil, fmt.Errorf("diff: %w", err)
+	}
+	return c, nil
+}
+
+// worstChange is the verdict: the most disruptive change of any node, or
+// of any scope when no node is known.
+func worstChange(c *render.Change) string {
+	rank := map[string]int{operator.NoOp: 0, operator.RestartOnly: 1, operator.FullRollout: 2}
+	worst := operator.NoOp
+	see := func(k string) {
+		if rank[k] > rank[worst] {
+			worst = k
+		}
+	}
+	for _, n := range c.Nodes {
+		see(n.Kind)
+	}
+	if len(c.Nodes) == 0 {
+		for _, s := range c.Scopes {
+			see(s.Kind)
+		}
+	}
+	return worst
+}

@@ -1,0 +1,72 @@
+package operator
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/drvcheck/drvcheck/internal/object"
+)
+
+func driverWith(kind string, spec map[string]any) Driver {
+	return Driver{Object: object.Ref{Kind: kind, Name: "x"}, Spec: spec}
+}
+
+func profileOf(v Version, ds ...Driver) *Profile { return &Profile{Version: v, Drivers: ds} }
+
+// The classes of fields, from the operator's source: what each change
+// does to an NVIDIADriver's and a ClusterPolicy's pods.
+func TestCompareClassifiesFields(t *testing.T) {
+	v267 := Version{26, 7, 0}
+	for _, c := range []struct {
+		name       string
+		kind       string
+		base, head map[string]any
+		want       string
+		fields     []string
+	}{
+		{"NVIDIADriver labels", "NVIDIADriver", map[string]any{"version": "580"}, map[string]any{"version": "580", "labels": map[string]any{"a": "b"}}, RestartOnly, []string{"spec.labels.a"}},
+		{"NVIDIADriver manager", "NVIDIADriver", map[string]any{"manager": map[string]any{"version": "v0.12.0"}}, map[string]any{"manager": map[string]any{"version": "v0.12.1"}}, FullRollout, []string{"spec.manager.version"}},
+		{"NVIDIADriver upgradePolicy", "NVIDIADriver", map[string]any{}, map[string]any{"upgradePolicy": map[string]any{"maxParallelUpgrades": 2}}, NoOp, []string{"spec.upgradePolicy.maxParallelUpgrades"}},
+		{"NVIDIADriver kernelModuleType", "NVIDIADriver", map[string]any{"kernelModuleType": "auto"}, map[string]any{"kernelModuleType": "open"}, FullRollout, []string{"spec.kernelModuleType"}},
+		{"ClusterPolicy resources", "ClusterPolicy", map[string]any{"driver": map[string]any{}}, map[string]any{"driver": map[string]any{"resources": map[string]any{"limits": map[string]any{"memory": "1Gi"}}}}, RestartOnly, []string{"spec.driver.resources.limits.memory"}},
+		{"ClusterPolicy gds", "ClusterPolicy", map[string]any{"gds": map[string]any{"enabled": false}}, map[string]any{"gds": map[string]any{"enabled": true}}, FullRollout, []string{"spec.gds.enabled"}},
+		{"ClusterPolicy toolkit", "ClusterPolicy", map[string]any{"toolkit": map[string]any{"version": "a"}}, map[string]any{"toolkit": map[string]any{"version": "b"}}, NoOp, []string{"spec.toolkit.version"}},
+		{"ClusterPolicy unknown driver field", "ClusterPolicy", map[string]any{"driver": map[string]any{}}, map[string]any{"driver": map[string]any{"newField": true}}, FullRollout, []string{"spec.driver.newField"}},
+		{"numbers as read", "ClusterPolicy", map[string]any{"driver": map[string]any{"x": int64(1)}}, map[string]any{"driver": map[string]any{"x": 1.0}}, NoOp, nil},
+	} {
+		got := Compare(profileOf(v267, driverWith(c.kind, c.base)), profileOf(v267, driverWith(c.kind, c.head)))
+		var paths []string
+		for _, f := range got[0].Fields {
+			paths = append(paths, f.Path)
+		}
+		if got[0].Kind != c.want || !slices.Equal(paths, c.fields) {
+			t.Errorf("%s: %s %v, want %s %v", c.name, got[0].Kind, paths, c.want, c.fields)
+		}
+	}
+}
+
+// The chart's values carry the ClusterPolicy's names without spec.
+func TestCompareValues(t *testing.T) {
+	v := Version{26, 7, 0}
+	b := Driver{Object: object.Ref{Kind: "Values", Name: "a.yaml"}, chart: true, Spec: map[string]any{"driver": map[string]any{"manager": map[string]any{"version": "v0.12.0"}}, "nfd": map[string]any{"enabled": true}}}
+	h := Driver{Object: object.Ref{Kind: "Values", Name: "b.yaml"}, chart: true, Spec: map[string]any{"driver": map[string]any{"manager": map[string]any{"version": "v0.12.1"}}, "nfd": map[string]any{"enabled": false}}}
+	got := Compare(profileOf(v, b), profileOf(v, h))
+	if got[0].Kind != FullRollout || len(got[0].Fields) != 2 || got[0].Fields[0].Path != "driver.manager.version" || got[0].Fields[1].Class != NotInPod {
+		t.Errorf("%+v", got)
+	}
+}
+
+// An operator upgrade, and a release before restart-only upgrades.
+func TestCompareOperatorVersions(t *testing.T) {
+	labels := map[string]any{"daemonsets": map[string]any{"labels": map[string]any{"a": "b"}}}
+	same := driverWith("ClusterPolicy", map[string]any{})
+	if got := Compare(profileOf(Version{25, 10, 1}, same), profileOf(Version{26, 7, 0}, same)); got[0].Kind != FullRollout || got[0].Why == "" {
+		t.Errorf("operator upgrade: %+v", got)
+	}
+	if got := Compare(profileOf(Version{25, 10, 1}, same), profileOf(Version{25, 10, 1}, driverWith("ClusterPolicy", labels))); got[0].Kind != FullRollout {
+		t.Errorf("v25.10 labels: %+v", got)
+	}
+	if got := Compare(profileOf(Version{26, 7, 0}, same), profileOf(Version{26, 7, 0}, driverWith("ClusterPolicy", labels))); got[0].Kind != RestartOnly {
+		t.Errorf("v26.7 labels: %+v", got)
+	}
+}

@@ -1,0 +1,74 @@
+package render
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+
+	"github.com/drvcheck/drvcheck/internal/oneline"
+	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/plan"
+)
+
+// Change is what drvcheck diff found: the verdict, each scope's fields,
+// each node's change, and the rollout when there is one to run.
+type Change struct {
+	Verdict string                 `json:"verdict"` // no-op, restart-only or full-rollout
+	Base    string                 `json:"base"`
+	Head    string                 `json:"head"`
+	Scopes  []operator.ScopeChange `json:"scopes"`
+	Nodes   []operator.NodeChange  `json:"nodes"`
+	Rolling *plan.Rolling          `json:"rolling"` // nil for a no-op
+}
+
+// changeWords are the verdicts as the text says them.
+var changeWords = map[string]string{
+	operator.NoOp:        "no-op: no driver pod changes",
+	operator.RestartOnly: "restart-only: nodes are cordoned and their driver pods restarted; no GPU pod is deleted, no node drained",
+	operator.FullRollout: "full rollout: GPU pods are deleted (drain as fallback) and the driver reloaded on every node it reaches",
+}
+
+// Changes prints c: the verdict first, then why, then the rollout.
+func Changes(w io.Writer, format string, c *Change) error {
+	if format == "json" {
+		return writeJSON(w, c)
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "Operator change %s → %s: %s\n", oneline.Escape(c.Base), oneline.Escape(c.Head), changeWords[c.Verdict])
+	for _, sc := range c.Scopes {
+		fmt.Fprintf(bw, "  %s: %s\n", sc.Owner, sc.Kind)
+		if sc.Why != "" {
+			fmt.Fprintf(bw, "    %s\n", oneline.Escape(sc.Why))
+		}
+		for _, f := range sc.Fields {
+			fmt.Fprintf(bw, "    %-8s %s: %s → %s (%s)\n", f.Class, f.Path, orUnset(f.Base), orUnset(f.Head), f.Source)
+		}
+	}
+	kinds := map[string]string{}
+	for _, sc := range c.Scopes {
+		kinds[sc.Owner] = sc.Kind
+	}
+	counts := map[string]int{}
+	for _, n := range c.Nodes {
+		counts[n.Kind]++
+		if n.Kind != kinds[n.Scope] { // the node's own reason
+			fmt.Fprintf(bw, "  node %s: %s\n", n.Node, oneline.Escape(n.Why))
+		}
+	}
+	fmt.Fprintf(bw, "Nodes: %d full rollout, %d restart-only, %d no-op\n", counts[operator.FullRollout], counts[operator.RestartOnly], counts[operator.NoOp])
+	if c.Rolling != nil {
+		fmt.Fprintln(bw)
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		return Rolling(w, "text", c.Rolling)
+	}
+	return bw.Flush()
+}
+
+func orUnset(s string) string {
+	if s == "" {
+		return "(unset)"
+	}
+	return oneline.Escape(s)
+}
