@@ -24,12 +24,14 @@ test: lint controlplane fidelity
 controlplane:
 	bash hack/controlplane/build.sh >/dev/null
 
-# The fidelity suite's reconciler: NVIDIA's upgrade library as the GPU
-# Operator drives it (hack/fidelity, its own module), cached like the
-# control plane. cmd/drvcheck's TestFidelityAgainstTheUpgradeLibrary runs it.
+# The fidelity suite's reconcilers: NVIDIA's upgrade library as the GPU
+# Operator drives it (hack/fidelity, its own module), built against two
+# releases (go.mod and go.v26.mod), cached like the control plane.
+# cmd/drvcheck's TestFidelityAgainstTheUpgradeLibrary runs both.
 fidelity:
-	cd hack/fidelity && $(GO) vet ./... && test -z "$$(gofmt -l .)"
-	bash hack/fidelity/build.sh >/dev/null
+	cd hack/fidelity && $(GO) vet ./... && $(GO) vet -modfile=go.v26.mod -tags libv26 ./... && test -z "$$(gofmt -l .)"
+	bash hack/fidelity/build.sh v25 >/dev/null
+	bash hack/fidelity/build.sh v26 >/dev/null
 
 # go vet, gofmt and golangci-lint (.golangci.yml says which linters and why).
 lint: tools

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/drvcheck/drvcheck/internal/operator"
 	"github.com/drvcheck/drvcheck/internal/registry/registrytest"
 	"github.com/drvcheck/drvcheck/internal/testcluster"
 	"github.com/drvcheck/drvcheck/policy"
@@ -59,7 +60,37 @@ type fidelityScenario struct {
 	driverTolerations string
 	// scanSays is what some finding of scan must say, when set.
 	scanSays string
+	// change is what changes in the driver DaemonSet's template, as the
+	// operator would render it: the driver version (""), only a label
+	// (changeLabel), or only the driver manager (changeManager). The
+	// driver version is predicted with plan --all --driver before the
+	// change; the others with plan --all after it, from the template.
+	change string
 }
+
+// Template changes of a scenario, and the DRIVER_CONFIG_DIGEST the
+// operator gives each (internal/config/driver_config_digest.go at
+// v26.7.0): a label is not in it (transforms_test.go:4828-4889), the
+// driver's and the driver manager's images are (:81-86).
+const (
+	changeLabel   = "label"
+	changeManager = "manager"
+	fromManager   = "v0.12.0"
+	toManager     = "v0.12.1"
+)
+
+// fidelityLibrary is a release of the upgrade library and the GPU
+// Operator release that vendors it.
+type fidelityLibrary struct{ name, module, operator string }
+
+var fidelityLibraries = []fidelityLibrary{
+	{"v25", "v0.0.0-20250311214045-7d667fbaa7ac", "v25.3.0"},
+	{"v26", "v0.0.0-20260629200812-d720f2557494", "v26.7.0"},
+}
+
+// configDigest stands for the operator's hash of a driver pod's
+// configuration: equal exactly when the driver and manager images are.
+func configDigest(driver, manager string) string { return driver + "/" + manager }
 
 // basePolicy is the chart's default policy with autoUpgrade on and short
 // timeouts, so that a refused eviction fails within the test.
@@ -198,35 +229,55 @@ spec:
 		scanSays:          "no driver upgrade can start in every managed node: the driver pod on g1 (dedicated=ml:NoSchedule)"},
 	{name: "autoUpgrade off", policy: strings.Replace(basePolicy(""), "autoUpgrade: true", "autoUpgrade: false", 1), nodes: threeNodes(same),
 		objects: gpuDeployment("trainer", 3, 1, "") + budget("trainer", "maxUnavailable: 1")},
+	// Issue 27: a change of a label alone. From v26.7 (library
+	// d720f2557494) the digest is unchanged, so each node is cordoned and
+	// its driver pod restarted: the budget that refuses every eviction is
+	// never asked, and every node upgrades. Before, the same change
+	// deletes GPU pods, meets the budget, and the rollout halts.
+	{name: "a label-only change", policy: basePolicy(""), nodes: threeNodes(same), change: changeLabel,
+		objects: gpuDeployment("trainer", 3, 1, "") + budget("trainer", "minAvailable: 3")},
+	// Only the driver manager changes: its image is in the digest, so the
+	// rollout is a full one on either release, and the budget holds it.
+	{name: "a driver-manager-only bump", policy: basePolicy(""), nodes: threeNodes(same), change: changeManager,
+		objects: gpuDeployment("trainer", 3, 1, "") + budget("trainer", "minAvailable: 3")},
 }
 
 func TestFidelityAgainstTheUpgradeLibrary(t *testing.T) {
 	testcluster.Require(t)
-	reconciler := fidelityReconciler(t)
 	isolateDockerConfig(t, "{}")
 	reg := registrytest.New(t)
 	reg.Push(t, "nvidia/driver", fidelityTo+"-ubuntu22.04", fidelityFrom+"-ubuntu22.04")
-	for _, sc := range fidelityScenarios {
-		t.Run(sc.name, func(t *testing.T) {
-			t.Parallel() // each on its own control plane; they mostly wait
-			predicted, checked, actual := runScenario(t, reconciler, reg.Host, sc)
-			if diff := compareRollout(predicted, actual); diff != "" {
-				t.Errorf("drvcheck and the upgrade library differ:\n%s", diff)
-			}
-			if diff := compareWithCheck(predicted, checked.byRule("DRV030")); diff != "" {
-				t.Errorf("check and plan --all differ:\n%s", diff)
-			}
-			if sc.scanSays != "" && !slices.ContainsFunc(checked.Findings, func(f policy.Finding) bool { return strings.Contains(f.Message, sc.scanSays) }) {
-				t.Errorf("no finding of scan says %q: %+v", sc.scanSays, checked.Findings)
-			}
-		})
+	for _, lib := range fidelityLibraries {
+		reconciler := fidelityReconciler(t, lib.name)
+		for _, sc := range fidelityScenarios {
+			t.Run(lib.name+"/"+sc.name, func(t *testing.T) {
+				t.Parallel() // each on its own control plane; they mostly wait
+				runFidelityScenario(t, lib, reconciler, reg.Host, sc)
+			})
+		}
 	}
 }
 
-// fidelityReconciler builds (or reuses) hack/fidelity's reconciler.
-func fidelityReconciler(t *testing.T) string {
+// runFidelityScenario compares drvcheck's prediction with what the
+// library does, and scan's DRV030 with the prediction.
+func runFidelityScenario(t *testing.T, lib fidelityLibrary, reconciler, registry string, sc fidelityScenario) {
+	predicted, checked, actual := runScenario(t, lib, reconciler, registry, sc)
+	if diff := compareRollout(predicted, actual); diff != "" {
+		t.Errorf("drvcheck and the upgrade library differ:\n%s", diff)
+	}
+	if diff := compareWithCheck(predicted, checked.byRule("DRV030")); diff != "" {
+		t.Errorf("check and plan --all differ:\n%s", diff)
+	}
+	if sc.scanSays != "" && !slices.ContainsFunc(checked.Findings, func(f policy.Finding) bool { return strings.Contains(f.Message, sc.scanSays) }) {
+		t.Errorf("no finding of scan says %q: %+v", sc.scanSays, checked.Findings)
+	}
+}
+
+// fidelityReconciler builds (or reuses) hack/fidelity's reconciler
+// against the library release lib (v25, v26).
+func fidelityReconciler(t *testing.T, lib string) string {
 	t.Helper()
-	cmd := exec.Command("bash", filepath.Join("..", "..", "hack", "fidelity", "build.sh"))
+	cmd := exec.Command("bash", filepath.Join("..", "..", "hack", "fidelity", "build.sh"), lib)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -250,7 +301,7 @@ type predictedNode struct {
 // runScenario sets the scenario up and returns what plan --all predicts,
 // what scan (check of a live cluster) reports before the rollout, and the states
 // the library leaves.
-func runScenario(t *testing.T, reconciler, registry string, sc fidelityScenario) ([]predictedNode, jsonReport, map[string]string) {
+func runScenario(t *testing.T, lib fidelityLibrary, reconciler, registry string, sc fidelityScenario) ([]predictedNode, jsonReport, map[string]string) {
 	c := testcluster.Start(t, testcluster.Options{})
 	dir := t.TempDir()
 	apply := func(name, yaml string) {
@@ -273,20 +324,34 @@ func runScenario(t *testing.T, reconciler, registry string, sc fidelityScenario)
 	waitSettled(t, c, sc.nodes)
 	markStates(t, c, sc.nodes)
 
-	r := drv(t, "plan", "--all", "--driver", fidelityTo, "--kubeconfig="+c.Kubeconfig, "--cache-dir="+t.TempDir(), "-o", "json")
-	if r.code == exitError {
-		t.Fatalf("plan --all: %s", r.stderr)
-	}
-	var plan struct{ Nodes []predictedNode }
-	if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil {
-		t.Fatalf("%v\n%s", err, r.stdout)
-	}
 	checked := drvJSON(t, "scan", "--kubeconfig="+c.Kubeconfig, "--cache-dir="+t.TempDir())
-
-	// The new driver: the DaemonSet's template changes, its pods (OnDelete)
-	// are out of date, and the library takes over.
-	kubectl(t, c, "-n", "gpu-operator", "patch", "daemonset", "nvidia-driver-daemonset", "--type=merge",
-		"-p", `{"spec":{"template":{"metadata":{"annotations":{"driver-version":"`+fidelityTo+`"}}}}}`)
+	planArgs := []string{"plan", "--all", "--operator-version", lib.operator, "--kubeconfig=" + c.Kubeconfig, "--cache-dir=" + t.TempDir(), "-o", "json"}
+	var plan struct{ Nodes []predictedNode }
+	predict := func(args ...string) {
+		r := drv(t, append(planArgs, args...)...)
+		if r.code == exitError {
+			t.Fatalf("plan --all: %s", r.stderr)
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil {
+			t.Fatalf("%v\n%s", err, r.stdout)
+		}
+	}
+	// The DaemonSet's template changes as the operator would render it;
+	// its pods (OnDelete) are then out of date, and the library takes over.
+	patch := func(p string) {
+		kubectl(t, c, "-n", "gpu-operator", "patch", "daemonset", "nvidia-driver-daemonset", "--type=strategic", "-p", p)
+	}
+	switch sc.change {
+	case "": // a new driver: predicted from --driver, then rendered
+		predict("--driver", fidelityTo)
+		patch(templatePatch(`"annotations":{"driver-version":"`+fidelityTo+`"}`, "", configDigest(fidelityTo, fromManager)))
+	case changeLabel: // predicted from the template, once rendered
+		patch(templatePatch(`"labels":{"team":"ml"}`, "", configDigest(fidelityFrom, fromManager)))
+		predict()
+	case changeManager:
+		patch(templatePatch(`"annotations":{"manager-version":"`+toManager+`"}`, toManager, configDigest(fidelityFrom, toManager)))
+		predict()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, reconciler, "--kubeconfig="+c.Kubeconfig)
@@ -297,13 +362,17 @@ func runScenario(t *testing.T, reconciler, registry string, sc fidelityScenario)
 		t.Fatalf("reconcile: %v\n%s", err, stderr.String())
 	}
 	var actual struct {
-		Nodes map[string]string
-		Error string
+		Nodes   map[string]string
+		Error   string
+		Library string
 	}
 	if err := json.Unmarshal(out, &actual); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	t.Logf("drvcheck: %+v\nlibrary: %v (last reconcile error: %q)", plan.Nodes, actual.Nodes, actual.Error)
+	if actual.Library != lib.module {
+		t.Fatalf("the reconciler runs k8s-operator-libs %s, want %s", actual.Library, lib.module)
+	}
+	t.Logf("drvcheck: %+v\nlibrary %s: %v (last reconcile error: %q)", plan.Nodes, lib.name, actual.Nodes, actual.Error)
 	return plan.Nodes, checked, actual.Nodes
 }
 
@@ -497,7 +566,7 @@ func operatorDaemonSets(version, driverTolerations string) string {
 	if driverTolerations == "" {
 		driverTolerations = "[{operator: Exists}]"
 	}
-	ds := func(app, image, tolerations string) string {
+	ds := func(app, image, tolerations, init string) string {
 		return fmt.Sprintf(`apiVersion: apps/v1
 kind: DaemonSet
 metadata: {name: %[1]s, namespace: gpu-operator, labels: {app: %[1]s}}
@@ -509,13 +578,32 @@ spec:
     spec:
       terminationGracePeriodSeconds: 0
       nodeSelector: {nvidia.com/gpu.deploy.driver: "true"}
-      tolerations: %[4]s
+      tolerations: %[4]s%[5]s
       containers: [{name: c, image: %[2]s}]
 ---
-`, app, image, version, tolerations)
+`, app, image, version, tolerations, init)
 	}
-	return ds("nvidia-driver-daemonset", "nvcr.io/nvidia/driver:"+version+"-ubuntu22.04", driverTolerations) +
-		ds("nvidia-operator-validator", "nvcr.io/nvidia/gpu-operator-validator:v25.10.1", "[{operator: Exists}]")
+	// The driver manager, an init container that carries the digest as
+	// the operator sets it (object_controls.go:1064-1067).
+	manager := fmt.Sprintf(`
+      initContainers:
+      - name: k8s-driver-manager
+        image: nvcr.io/nvidia/cloud-native/k8s-driver-manager:%s
+        env: [{name: %s, value: "%s"}]`, fromManager, operator.DriverConfigDigestEnv, configDigest(version, fromManager))
+	return ds("nvidia-driver-daemonset", "nvcr.io/nvidia/driver:"+version+"-ubuntu22.04", driverTolerations, manager) +
+		ds("nvidia-operator-validator", "nvcr.io/nvidia/gpu-operator-validator:v25.10.1", "[{operator: Exists}]", "")
+}
+
+// templatePatch is a strategic merge patch of the driver DaemonSet's
+// template: metadata (a JSON member), the driver manager's image when
+// manager is set, and the digest.
+func templatePatch(metadata, manager, digest string) string {
+	image := ""
+	if manager != "" {
+		image = `"image":"nvcr.io/nvidia/cloud-native/k8s-driver-manager:` + manager + `",`
+	}
+	return `{"spec":{"template":{"metadata":{` + metadata + `},"spec":{"initContainers":[{"name":"k8s-driver-manager",` + image +
+		`"env":[{"name":"` + operator.DriverConfigDigestEnv + `","value":"` + digest + `"}]}]}}}}`
 }
 
 // markStates labels the states an earlier rollout left, and cordons the

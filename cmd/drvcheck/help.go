@@ -94,6 +94,7 @@ var examples = map[string][]string{
 	"scan":       {"drvcheck scan --matrix support-matrix.csv", "drvcheck scan --registry nvcr.io/nvidia/driver -o json --report sarif=drvcheck.sarif"},
 	"tag":        {"drvcheck tag lab-node-1 testdata/lab", "drvcheck tag lab-node-0 testdata/lab --check --matrix testdata/lab/support-matrix.csv"},
 	"audit":      {"drvcheck audit testdata/lab --matrix testdata/lab/support-matrix.csv", "drvcheck audit --registry nvcr.io/nvidia/driver --context prod"},
+	"diff":       {"drvcheck diff testdata/operator/change/base.yaml testdata/operator/change/labels.yaml testdata/operator/change/nodes.yaml --matrix testdata/operator/change/images.csv", "drvcheck diff --diff-base origin/main clusters/prod"},
 	"plan":       {"drvcheck plan lab-node-1 --driver 550.90.07 testdata/lab --matrix testdata/lab/support-matrix.csv", "drvcheck plan --all --driver 570.86.15 testdata/operator/rollout --matrix testdata/lab/support-matrix.csv"},
 	"status":     {"drvcheck status testdata/lab --matrix testdata/lab/support-matrix.csv", "drvcheck status --context prod -o json"},
 	"verify":     {"drvcheck verify", "drvcheck verify testdata/policies/acme"},

@@ -318,3 +318,13 @@ func TestOperatorKernelModuleTypeOnBlackwell(t *testing.T) {
 		t.Errorf("auto: DRV041 %+v", got)
 	}
 }
+
+// tag --images lists every image of the driver pod, as composed.
+func TestTagImages(t *testing.T) {
+	cp := filepath.Join(t.TempDir(), "clusterpolicy.yaml")
+	writeFile(t, cp, strings.ReplaceAll(readFile(t, opFile("gds/clusterpolicy.yaml")), "REGISTRY", "registry.example.com"))
+	drv(t, "tag", "gpu-new", opFile("nodes.yaml"), cp, "--images").want(t, 0,
+		"driver registry.example.com/nvidia/driver:550.90.07-ubuntu22.04\n"+
+			"driver-manager registry.example.com/nvidia/cloud-native/k8s-driver-manager:v0.8.1\n"+
+			"gds registry.example.com/nvidia/cloud-native/nvidia-fs:2.17.5-ubuntu22.04\n")
+}

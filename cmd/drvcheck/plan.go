@@ -18,7 +18,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	o := newFlags(e, "plan", "NODE --driver VERSION [PATH...]  |  --all --driver VERSION [PATH...]")
 	var opt plan.RollingOptions
 	var all bool
-	o.fs.StringVar(&opt.Driver, "driver", "", "the driver version to upgrade to, e.g. 550.90.07 (required)")
+	o.fs.StringVar(&opt.Driver, "driver", "", "the driver version to upgrade to, e.g. 550.90.07 (required, but for --all of a live cluster: then the rollout the driver DaemonSet's current template asks for)")
 	o.fs.BoolVar(&all, "all", false, "simulate the rolling upgrade of every GPU node instead of planning one")
 	o.fs.BoolVar(&opt.Flags.Force, "force", false, "NODE: kubectl drain --force, which deletes pods without a controller")
 	o.fs.BoolVar(&opt.Flags.DeleteEmptyDir, "delete-emptydir-data", false, "NODE: kubectl drain --delete-emptydir-data, which deletes pods with emptyDir volumes")
@@ -32,10 +32,11 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if err := checkPlanFlags(o, all); err != nil {
 		return err
 	}
-	if opt.Driver == "" {
-		return errors.New("plan: --driver VERSION is required")
+	pending := opt.Driver == "" && all && len(o.fs.Args()) == 0
+	if opt.Driver == "" && !pending {
+		return errors.New("plan: --driver VERSION is required (plan --all of a live cluster without it rolls the driver DaemonSet's current template)")
 	}
-	if err := nodefacts.CheckVersion(opt.Driver); err != nil {
+	if err := nodefacts.CheckVersion(opt.Driver); err != nil && !pending {
 		return fmt.Errorf("plan: %w", err)
 	}
 	if err := render.TextOrJSON("plan", o.Output.Output); err != nil {
@@ -49,9 +50,13 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		}
 		node, paths = paths[0], paths[1:]
 	}
-	m, after, profile, err := upgradeFacts(ctx, e, o, paths, node, opt.Driver)
+	m, after, res, err := upgradeFacts(ctx, e, o, paths, node, opt.Driver)
 	if err != nil {
 		return err
+	}
+	profile := res.Profile
+	if pending {
+		opt.Driver, opt.Change = "the driver DaemonSet's current template", pendingChange(res)
 	}
 	if all {
 		if opt.Policy, err = operator.Policies(profile, pf.given(o)); err != nil {
@@ -73,10 +78,13 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 }
 
 // upgradeFacts returns the drain model of the fleet as it is and what the
-// rules say of it once node (every GPU node when "") runs driver.
-func upgradeFacts(ctx context.Context, e *env, o *options, paths []string, node, driver string) (*drain.Model, plan.After, *operator.Profile, error) {
+// rules say of it once node (every GPU node when "") runs driver; with no
+// driver, of the fleet as it is.
+func upgradeFacts(ctx context.Context, e *env, o *options, paths []string, node, driver string) (*drain.Model, plan.After, *runner.Result, error) {
 	cfg := o.runnerConfig(e, paths)
-	cfg.Upgrade = &runner.Upgrade{Driver: driver}
+	if driver != "" {
+		cfg.Upgrade = &runner.Upgrade{Driver: driver}
+	}
 	if node != "" {
 		cfg.Upgrade.Nodes = []string{node}
 	}
@@ -84,7 +92,25 @@ func upgradeFacts(ctx context.Context, e *env, o *options, paths []string, node,
 	if err != nil {
 		return nil, plan.After{}, nil, err
 	}
-	return m, plan.After{Facts: res.Facts, Catalog: res.Catalog, Findings: allFindings(res)}, res.Profile, nil
+	return m, plan.After{Facts: res.Facts, Catalog: res.Catalog, Findings: allFindings(res)}, res, nil
+}
+
+// pendingChange is what the live driver DaemonSets' current templates do
+// to each node's driver pod (operator.PendingChanges), with the
+// operator's release the run read or assumed.
+func pendingChange(res *runner.Result) func(string) (string, string) {
+	v := operator.Newest
+	if res.Profile != nil {
+		v = res.Profile.Version
+	}
+	changes := operator.PendingChanges(res.Inventory.DaemonSets, res.Inventory.Pods, v)
+	return func(node string) (string, string) {
+		c, ok := changes[node]
+		if !ok {
+			return operator.NoOp, "no driver pod runs there"
+		}
+		return c.Kind, c.Why
+	}
 }
 
 // printRolling prints the rollout; its verdict's severity meets

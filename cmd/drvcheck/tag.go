@@ -21,6 +21,7 @@ func runTag(ctx context.Context, e *env, args []string) error {
 	o := newFlags(e, "tag", "NODE [PATH...]")
 	check := o.fs.Bool("check", false, "also say whether the tag exists, and in which of the --matrix and --registry sources (exit 1 when in none)")
 	whole := o.fs.Bool("ref", false, "print the whole image reference (repository:tag), under an operator profile")
+	images := o.fs.Bool("images", false, "print every image the driver pod pulls, one \"NAME REFERENCE\" line each (driver, driver-manager, gds, gdrcopy), under an operator profile")
 	o.addClusterFlags()
 	if err := o.parse(args); err != nil {
 		return err
@@ -43,6 +44,9 @@ func runTag(ctx context.Context, e *env, args []string) error {
 	if err := tagNotes(e, f, *whole); err != nil {
 		return err
 	}
+	if *images {
+		return printImages(e, f)
+	}
 	out := f.Tag
 	if *whole && f.Image.Ref != "" {
 		out = f.Image.Ref
@@ -51,6 +55,25 @@ func runTag(ctx context.Context, e *env, args []string) error {
 		return render.Tag(e.stdout, out)
 	}
 	return checkTag(ctx, e, cfg.WithProfile(profile, f), f.Tag)
+}
+
+// printImages prints the driver pod's images on the node: the driver's,
+// then the others, each by name; one the inputs leave to the operator's
+// environment is printed as unknown, with why on stderr.
+func printImages(e *env, f nodefacts.Facts) error {
+	if f.Image.Ref == "" {
+		return fmt.Errorf("tag --images: node %s: no operator profile among the inputs gives its images (a ClusterPolicy, NVIDIADriver, values, or the driver flags)", f.Name)
+	}
+	images := [][2]string{{"driver", f.Image.Ref}}
+	for _, a := range f.Image.Aux {
+		ref := a.Ref
+		if ref == "" {
+			ref = "unknown"
+			fmt.Fprintf(e.stderr, "drvcheck: note: %s\n", a.Unresolved)
+		}
+		images = append(images, [2]string{a.Name, ref})
+	}
+	return render.Images(e.stdout, images)
 }
 
 // tagNotes refuses a node without a tag and notes on stderr what makes

@@ -3,8 +3,15 @@
 // cluster until the nodes' upgrade states stop changing, and prints them.
 // drvcheck's fidelity test (cmd/drvcheck/fidelity_test.go) compares them
 // with what drvcheck plan --all predicted from the same objects. It is
-// its own module so that the library's Kubernetes release (v0.32) does
-// not meet drvcheck's (v0.37).
+// its own module so that the library's Kubernetes release (v0.32, or
+// v0.36 for go.v26.mod) does not meet drvcheck's (v0.37).
+//
+// It builds against two releases of the library from these sources:
+// go.mod (7d667fbaa7ac, GPU Operator v25.3) with lib_v25.go, and
+// go.v26.mod (d720f2557494, GPU Operator v26.7) with lib_v26.go:
+//
+//	go build .
+//	go build -modfile=go.v26.mod -tags libv26 .
 //
 // The upgrade policy is the ClusterPolicy's spec.driver.upgradePolicy, as
 // the GPU Operator passes it; GPU-pod deletion uses the operator's GPU
@@ -17,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -76,11 +84,12 @@ func run(stdout *os.File, kubeconfig, namespace, policyName string, quiet, idle,
 		}
 	}()
 	upgrade.SetDriverName("gpu")
-	mgr, err := upgrade.NewClusterUpgradeStateManager(log, cfg, recorder)
+	// The constructor and its options differ between the library's
+	// releases: lib_v25.go (go.mod) and lib_v26.go (go.v26.mod, -tags libv26).
+	mgr, err := newStateManager(log, cfg, recorder)
 	if err != nil {
 		return err
 	}
-	mgr = mgr.WithPodDeletionEnabled(gpuPodSpecFilter).WithValidationEnabled("app=nvidia-operator-validator")
 	kube := kubernetes.NewForConfigOrDie(cfg)
 	states, lastErr, err := settle(ctx, kube, func() error {
 		state, err := mgr.BuildState(ctx, namespace, map[string]string{"app": "nvidia-driver-daemonset"})
@@ -92,7 +101,26 @@ func run(stdout *os.File, kubeconfig, namespace, policyName string, quiet, idle,
 	if err != nil {
 		return err
 	}
-	return json.NewEncoder(stdout).Encode(map[string]any{"nodes": states, "error": lastErr})
+	return json.NewEncoder(stdout).Encode(map[string]any{"nodes": states, "error": lastErr, "library": libraryVersion()})
+}
+
+// validatorSelector selects the operator's validator pods, whose readiness
+// ends the validation state (gpu-operator cmd/gpu-operator/main.go).
+const validatorSelector = "app=nvidia-operator-validator"
+
+// libraryVersion is the k8s-operator-libs release built in, as go.mod or
+// go.v26.mod resolved it.
+func libraryVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, d := range bi.Deps {
+		if d.Path == "github.com/NVIDIA/k8s-operator-libs" {
+			return d.Version
+		}
+	}
+	return ""
 }
 
 // readPolicy is the ClusterPolicy's spec.driver.upgradePolicy.

@@ -254,3 +254,58 @@ spec:
 		t.Errorf("no merge base: outcome %s, outputs %v\n%s", outcome, out, r.log.String())
 	}
 }
+
+// A pull request that changes only a label of the ClusterPolicy: the step
+// summary starts with drvcheck diff's verdict, restart-only, and the
+// check itself passes.
+func TestActionSummaryStartsWithTheOperatorChange(t *testing.T) {
+	r := newRunner(t)
+	w := r.workspace
+	if err := os.RemoveAll(filepath.Join(w, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", w, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	copyFile := func(from, to string) {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(repo, "testdata", "operator", "change", from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(w, "fleet"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(w, "fleet", to), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFile("base.yaml", "clusterpolicy.yaml")
+	copyFile("nodes.yaml", "nodes.yaml")
+	copyFile("images.csv", "images.csv")
+	remote := filepath.Join(t.TempDir(), "origin.git")
+	git("init", "-q", "-b", "main")
+	git("add", ".")
+	git("commit", "-q", "-m", "base")
+	git("init", "-q", "--bare", remote)
+	git("remote", "add", "origin", remote)
+	git("push", "-q", "origin", "main")
+	git("checkout", "-q", "-b", "change")
+	copyFile("labels.yaml", "clusterpolicy.yaml")
+	git("commit", "-q", "-am", "a label")
+	r.env = map[string]string{"GITHUB_BASE_REF": "main"}
+	out, outcome := r.action(map[string]string{"paths": "fleet", "matrix": "fleet/images.csv", "sarif-file": filepath.Join(t.TempDir(), "d.sarif")})
+	summary, err := os.ReadFile(r.summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outcome != "success" || out["exit-code"] != "0" ||
+		!strings.HasPrefix(string(summary), "**Operator change the merge base ") || !strings.Contains(strings.SplitN(string(summary), "\n", 2)[0], "restart-only: nodes are cordoned") {
+		t.Errorf("outcome %s, outputs %v\nsummary:\n%s\nlog:\n%s", outcome, out, summary, r.log.String())
+	}
+}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -52,4 +53,14 @@ func Input(w io.Writer, doc map[string]any) error { return writeJSON(w, doc) }
 func Version(w io.Writer, version, commit, opa string) error {
 	_, err := fmt.Fprintf(w, "drvcheck %s\ncommit %s\nopa %s\n", version, commit, opa)
 	return err
+}
+
+// Images prints the driver pod's images (tag --images), one "NAME
+// REFERENCE" line each.
+func Images(w io.Writer, images [][2]string) error {
+	bw := bufio.NewWriter(w)
+	for _, im := range images {
+		fmt.Fprintf(bw, "%s %s\n", im[0], im[1])
+	}
+	return bw.Flush()
 }
