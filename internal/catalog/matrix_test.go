@@ -133,6 +133,7 @@ func FuzzParseMatrix(f *testing.F) {
 	f.Add(lab)
 	f.Add([]byte("driver_branch,kernel,os_tag\n550,\"a\nb\",x\n"))
 	f.Add([]byte("tag\n550.90.07-ubuntu22.04\n"))
+	f.Add([]byte("image\nnvcr.io/nvidia/cloud-native/nvidia-fs:2.17.5-ubuntu22.04\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rows, err := ParseMatrix("fuzz.csv", data)
 		if err != nil {
@@ -142,6 +143,13 @@ func FuzzParseMatrix(f *testing.F) {
 			return
 		}
 		for _, r := range rows {
+			if r.Ref != "" { // a row of an image matrix: repository:tag
+				repo, tag := splitRef(r.Ref)
+				if repo == "" || !nodefacts.ValidTag(tag) || r.FullTag != "" || r.Branch != "" {
+					t.Fatalf("image row that is not repository:tag accepted: %+v", r)
+				}
+				continue
+			}
 			// A row of a tag matrix is one whole tag; any other, three fields.
 			whole := r.FullTag != "" && r.Branch == "" && r.Kernel == "" && r.OSTag == ""
 			if !whole && (r.FullTag != "" || r.Branch == "" || r.Kernel == "" || r.OSTag == "") {
