@@ -185,7 +185,7 @@ func scopesOf(m *drain.Model, after After, opt RollingOptions) ([]*scope, error)
 			st = manualStart(n, opt.Driver)
 		}
 		if opt.Change != nil {
-			st = changeStart(m, n, st, sc, opt.Change)
+			st = changeStart(n, st, sc, opt.Change)
 		}
 		sc.starts[n.Name] = st
 		if n.Spec.Unschedulable || st.entry == resumes || st.entry == keepsFail {

@@ -463,3 +463,33 @@ spec:
 		t.Fatalf("%v %s", err, outcomes(r))
 	}
 }
+
+// A change the node's driver pod only restarts for (its digest is the
+// new template's): the GPU DaemonSet pod that fails GPU-pod deletion is
+// never met, and every node upgrades; the node whose upgrade was
+// requested takes the full path (shouldRestartOnly); a no-op node is
+// skipped whatever its driver version.
+func TestRollingRestartOnly(t *testing.T) {
+	ds := `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: dcgm}
+spec:
+  selector: {matchLabels: {app: dcgm}}
+  template:
+    metadata: {labels: {app: dcgm}}
+    spec:
+      containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 1}}}]`
+	m, after := gpuFleet(t, 3, func(int) string { return "" }, ds)
+	kinds := map[string]string{"g0": operator.RestartOnly, "g1": operator.RestartOnly, "g2": operator.NoOp}
+	opt := operatorFlow(nil)
+	opt.Driver, opt.Change = "the new configuration", func(n string) (string, string) { return kinds[n], "test" }
+	r, err := Roll(m, after, opt)
+	if err != nil || r.Halts || outcomes(r) != "g0:1:upgraded g1:2:upgraded g2:0:skipped" ||
+		!strings.Contains(r.Nodes[0].Note, "restart-only") || len(r.Nodes[0].Why) != 0 || r.Nodes[2].Note != "test" {
+		t.Fatalf("%v %s %+v", err, outcomes(r), r.Nodes)
+	}
+	m.Nodes[0].Annotations = map[string]string{requestedNote: "true"}
+	if r, err = Roll(m, after, opt); err != nil || outcomes(r) != "g0:1:failed g1:0:not-started g2:0:skipped" {
+		t.Fatalf("requested: %v %s", err, outcomes(r))
+	}
+}

@@ -86,7 +86,7 @@ func startOf(m *drain.Model, n *corev1.Node, version string) start {
 // goes on as startOf says; a restart-only one is marked so. The library
 // never takes the restart-only path for a node whose upgrade was
 // requested (shouldRestartOnly, upgrade_inplace.go:159-178).
-func changeStart(m *drain.Model, n *corev1.Node, st start, sc *scope, change func(string) (string, string)) start {
+func changeStart(n *corev1.Node, st start, sc *scope, change func(string) (string, string)) start {
 	kind, why := change(n.Name)
 	state := n.Labels[nodefacts.UpgradeState]
 	if kind == operator.NoOp && (state == "" || state == stateDone) {
