@@ -39,7 +39,7 @@ var builtinRules = []Rule{
 	{ID: "DRV031", Title: "cordoned-after-upgrade", Severity: Warning, Needs: nodes},
 	{ID: "DRV040", Title: "gpu-unsupported-by-driver", Severity: Error, Needs: nodes},
 	{ID: "DRV041", Title: "kernel-modules-unsupported", Severity: Error, Needs: nodes},
-	{ID: "DRV042", Title: "kernel-module-type-auto-unsupported", Severity: Warning},
+	{ID: "DRV042", Title: "kernel-module-type-auto-unsupported", Severity: Error, Needs: nodes},
 	{ID: "DRV043", Title: "gds-needs-open-modules", Severity: Error},
 }
 

@@ -51,6 +51,21 @@ findings contains f if {
 	})
 }
 
+# An image of the driver pod the operator refuses to compose (a partial
+# repository/image/version, a reference that does not parse): the driver
+# DaemonSet is not rendered, or its pods fail with InvalidImageName.
+findings contains f if {
+	some node in lib.managed_gpu_nodes
+	some aux in object.get(node, ["image", "aux"], [])
+	object.get(aux, "refused", false)
+	f := lib.finding(meta, node.object, {
+		"node": node.name,
+		"message": sprintf("the %s of %s cannot be pulled: %s", [aux.title, node.name, aux.unresolved]),
+		"image": "unknown",
+		"fix": sprintf("set repository, image and version of %s together", [aux.field]),
+	})
+}
+
 # A node whose image the inputs cannot give (a ClusterPolicy that leaves
 # it to the operator's DRIVER_IMAGE environment, values that leave the
 # version to the chart's default): its image cannot be shown to exist, so

@@ -31,25 +31,11 @@ findings contains f if {
 needed := {"proprietary": "open (or auto)", "open": "proprietary (or auto)"}
 
 # refused(node, kind) are the reasons the node's GPU cannot load the
-# modules of kind.
-refused(node, "proprietary") := needs_open(node)
+# modules of kind. auto chooses for the GPU from 570.86.15; before, the
+# container does not choose, which DRV042 reports.
+refused(node, "proprietary") := lib.needs_open(node)
 
 refused(node, "open") := {sprintf("the open modules need a GPU with GSP (Turing or later), and %s has none", [arch.name]) |
 	arch := lib.gpu_architecture(node)
 	arch.open == false
-}
-
-needs_open(node) := {why |
-	some why in by_arch(node) | by_product(node)
-}
-
-by_arch(node) := {sprintf("%s is driven only by the open modules", [arch.name]) |
-	arch := lib.gpu_architecture(node)
-	arch.proprietary == false
-}
-
-by_product(node) := {sprintf("%s needs the open modules", [p.name]) |
-	p := lib.gpu_product(node)
-	p.proprietary == false
-	count(by_arch(node)) == 0
 }

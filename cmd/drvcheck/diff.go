@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/drvcheck/drvcheck/internal/gitbase"
+	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
 	"github.com/drvcheck/drvcheck/internal/plan"
@@ -49,11 +53,44 @@ func runDiff(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// side is one configuration: its paths and how it is named.
+// side is one configuration: its paths, its chart values file (when the
+// configuration is one, or --operator-values names one), and how it is
+// named.
 type side struct {
 	paths   []string
+	values  string
 	name    string
 	cleanup func()
+}
+
+// config is the run's config for the side: its paths, and its own values
+// file in place of --operator-values.
+func (s side) config(e *env, o *options) runner.Config {
+	cfg := o.runnerConfig(e, s.paths)
+	cfg.Operator.OperatorValues = s.values
+	if s.values != "" {
+		cfg.FS = o.files(append(slices.Clone(s.paths), s.values))
+	}
+	return cfg
+}
+
+// isValues says whether path is a file of the chart's values rather than
+// of Kubernetes objects: a YAML map with neither apiVersion nor kind.
+func isValues(o *options, path string) bool {
+	if info, err := os.Stat(path); err != nil || info.IsDir() {
+		return false
+	}
+	data, err := o.files([]string{path}).ReadGiven(path)
+	if err != nil {
+		return false
+	}
+	var m map[string]any
+	if yaml.Unmarshal(data, &m) != nil || m == nil {
+		return false
+	}
+	_, api := m["apiVersion"]
+	_, kind := m["kind"]
+	return !api && !kind
 }
 
 func diffSides(ctx context.Context, o *options, ref string) (side, side, error) {
@@ -63,18 +100,30 @@ func diffSides(ctx context.Context, o *options, ref string) (side, side, error) 
 			return side{}, side{}, errors.New("diff: give OLD and NEW (the configuration before and after, files or folders) and the PATHs both read, or --diff-base REF [PATH...]")
 		}
 		shared := args[2:] // the fleet, read with each
-		return side{paths: append([]string{args[0]}, shared...), name: args[0]}, side{paths: append([]string{args[1]}, shared...), name: args[1]}, nil
+		return givenSide(o, args[0], shared), givenSide(o, args[1], shared), nil
 	}
 	if len(args) == 0 {
 		args = []string{"."}
 	}
-	b, err := exportBase(ctx, ref, args, int64(o.MaxInputSize))
-	return b, side{paths: args, name: strings.Join(args, ", ")}, err
+	values := o.Operator.OperatorValues
+	b, err := exportBase(ctx, ref, args, values, int64(o.MaxInputSize))
+	return b, side{paths: args, values: values, name: strings.Join(args, ", ")}, err
 }
 
-// exportBase writes the paths as the merge base of ref and HEAD has them
-// to a temporary folder (internal/gitbase), as check --diff-base does.
-func exportBase(ctx context.Context, ref string, paths []string, limit int64) (side, error) {
+// givenSide is OLD or NEW read with the shared paths: a values file
+// stands for the chart's configuration; anything else is read as objects.
+func givenSide(o *options, path string, shared []string) side {
+	if isValues(o, path) {
+		return side{paths: shared, values: path, name: path}
+	}
+	return side{paths: append([]string{path}, shared...), values: o.Operator.OperatorValues, name: path}
+}
+
+// exportBase writes the paths, and the values file when one is given, as
+// the merge base of ref and HEAD has them to a temporary folder
+// (internal/gitbase), as check --diff-base does: the base side reads its
+// own values, never the working tree's.
+func exportBase(ctx context.Context, ref string, paths []string, values string, limit int64) (side, error) {
 	repo, err := gitbase.Open()
 	if err != nil {
 		return side{}, fmt.Errorf("--diff-base %s: %w", ref, err)
@@ -100,14 +149,25 @@ func exportBase(ctx context.Context, ref string, paths []string, limit int64) (s
 			return side{}, fmt.Errorf("--diff-base %s: %w", ref, err)
 		}
 	}
+	valuesRel := ""
+	if values != "" {
+		if valuesRel, err = repo.Within(values); err != nil {
+			s.cleanup()
+			return side{}, fmt.Errorf("--diff-base %s: --operator-values: %w", ref, err)
+		}
+		rels = append(rels, valuesRel)
+	}
 	if err := repo.Export(ctx, commit, rels, tmp, limit); err != nil {
 		s.cleanup()
 		return side{}, fmt.Errorf("--diff-base %s: %w", ref, err)
 	}
 	for _, rel := range rels {
-		if _, err := os.Lstat(filepath.Join(tmp, rel)); err == nil {
+		if _, err := os.Lstat(filepath.Join(tmp, rel)); err == nil && rel != valuesRel {
 			s.paths = append(s.paths, filepath.Join(tmp, rel))
 		}
+	}
+	if _, err := os.Lstat(filepath.Join(tmp, valuesRel)); valuesRel != "" && err == nil {
+		s.values = filepath.Join(tmp, valuesRel)
 	}
 	return s, nil
 }
@@ -120,16 +180,24 @@ func compareConfigs(ctx context.Context, e *env, o *options, pf *policyFlags, ba
 	}
 	var baseProfile *operator.Profile
 	baseFacts := nodefacts.All(nil)
-	if len(base.paths) > 0 { // the merge base may lack the paths: all is new
-		inv, err := runner.Files(ctx, o.runnerConfig(e, base.paths))(false)
-		if err != nil {
-			return nil, fmt.Errorf("diff: %s: %w", base.name, err)
+	if len(base.paths) > 0 || base.values != "" { // the merge base may lack the paths: all is new
+		cfg := base.config(e, o)
+		inv := &inventory.Inventory{}
+		if len(base.paths) > 0 { // no path is no object, never standard input
+			var err error
+			if inv, err = runner.Files(ctx, cfg)(false); err != nil {
+				return nil, fmt.Errorf("diff: %s: %w", base.name, err)
+			}
 		}
-		if baseProfile, baseFacts, err = runner.Profile(o.runnerConfig(e, base.paths), inv); err != nil {
+		var err error
+		if baseProfile, baseFacts, err = runner.Profile(cfg, inv); err != nil {
 			return nil, fmt.Errorf("diff: %s: %w", base.name, err)
 		}
 	}
-	cfg := o.runnerConfig(e, head.paths)
+	if len(head.paths) == 0 {
+		return nil, errors.New("diff: give the PATHs of the fleet (its nodes) besides the two values files")
+	}
+	cfg := head.config(e, o)
 	res, m, err := runner.RunUpgrade(ctx, cfg, runner.Files(ctx, cfg))
 	if err != nil {
 		return nil, err
@@ -169,21 +237,26 @@ func compareConfigs(ctx context.Context, e *env, o *options, pf *policyFlags, ba
 	return c, nil
 }
 
-// worstChange is the verdict: the most disruptive change of any node, or
-// of any scope when no node is known.
+// worstChange is the verdict: the most disruptive change of any node,
+// and of any scope that owns a node of the new side (or of any scope
+// when no node is known).
 func worstChange(c *render.Change) string {
-	rank := map[string]int{operator.NoOp: 0, operator.RestartOnly: 1, operator.FullRollout: 2}
+	rank := map[string]int{operator.NoOp: 0, operator.RestartOnly: 1, operator.FullRollout: 2, operator.Removed: 3}
 	worst := operator.NoOp
 	see := func(k string) {
 		if rank[k] > rank[worst] {
 			worst = k
 		}
 	}
+	owners := map[string]bool{}
 	for _, n := range c.Nodes {
 		see(n.Kind)
+		if n.Kind != operator.Removed {
+			owners[n.Scope] = true
+		}
 	}
-	if len(c.Nodes) == 0 {
-		for _, s := range c.Scopes {
+	for _, s := range c.Scopes {
+		if owners[s.Owner] || len(c.Nodes) == 0 {
 			see(s.Kind)
 		}
 	}

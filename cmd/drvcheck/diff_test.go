@@ -17,7 +17,7 @@ import (
 func diffJSON(t *testing.T, base, head string, extra ...string) (render.Change, int) {
 	t.Helper()
 	args := append([]string{"diff", opFile("change/" + base), opFile("change/" + head), opFile("change/nodes.yaml"),
-		opFile("rollout/workloads.yaml"), "--matrix", opFile("change/images.csv"), "-o", "json"}, extra...)
+		opFile("rollout/workloads.yaml"), "--matrix", opFile("change/images.csv"), "-o", "json", "--operator-version", "v26.7.0"}, extra...)
 	r := drv(t, args...)
 	if r.code == exitError {
 		t.Fatalf("diff %s %s: %s", base, head, r.stderr)
@@ -109,9 +109,70 @@ func TestDiffAgainstTheMergeBase(t *testing.T) {
 	git("commit", "-qm", "base")
 	writeFile(t, filepath.Join(dir, "fleet", "clusterpolicy.yaml"), readFile(t, opFile("change/manager.yaml")))
 	t.Chdir(dir)
-	r := drv(t, "diff", "--diff-base", "HEAD", "fleet", "--matrix", "images.csv")
+	r := drv(t, "diff", "--diff-base", "HEAD", "fleet", "--matrix", "images.csv", "--operator-version", "v26.7.0")
 	if r.code != 0 || !strings.Contains(r.stdout, "Operator change the merge base ") ||
 		!strings.Contains(r.stdout, "digest   spec.driver.manager.version: v0.12.0 → v0.12.1") {
 		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+}
+
+// What the review of diff found, each held: the operator's version
+// unknown promises no restart-only; a node that loses its driver pod is
+// named; the chart's values as the two sides; nodes absent from the base
+// take their scope's change; hostPaths.rootFS reaches every NVIDIADriver.
+func TestDiffReviewCases(t *testing.T) {
+	// No operator version in the inputs: restart-only is not promised.
+	r := drv(t, "diff", opFile("change/base.yaml"), opFile("change/labels.yaml"), opFile("change/nodes.yaml"), "--matrix", opFile("change/images.csv"))
+	if !strings.HasPrefix(r.stdout, "Operator change") || !strings.Contains(strings.SplitN(r.stdout, "\n", 2)[0], "full rollout") ||
+		!strings.Contains(r.stdout, "the operator's version is not in the inputs") {
+		t.Errorf("assumed version:\n%s%s", r.stdout, r.stderr)
+	}
+
+	dir := t.TempDir()
+	values := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		writeFile(t, p, body)
+		return p
+	}
+	// Values files as OLD and NEW, the fleet shared.
+	a := values("a.yaml", "operator: {version: v26.7.0}\ndriver: {version: \"595.91.07\", manager: {version: v0.12.0}}\n")
+	b := values("b.yaml", "operator: {version: v26.7.0}\ndriver: {version: \"610.57.04\", manager: {version: v0.12.0}}\n")
+	images := values("images.csv", "image\nnvcr.io/nvidia/driver:595.91.07-ubuntu22.04\nnvcr.io/nvidia/driver:610.57.04-ubuntu22.04\nnvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.12.0\n")
+	c, _ := diffJSONArgs(t, "diff", a, b, opFile("change/nodes.yaml"), "--matrix", images)
+	if c.Verdict != operator.FullRollout || !slices.Equal(changedPaths(c), []string{"digest driver.version"}) {
+		t.Errorf("values: %s %v", c.Verdict, changedPaths(c))
+	}
+
+	// The driver turned off: every node loses its driver pod.
+	off := values("off.yaml", strings.Replace(readFile(t, opFile("change/base.yaml")), "    enabled: true\n    useNvidiaDriverCRD", "    enabled: false\n    useNvidiaDriverCRD", 1))
+	c, _ = diffJSONArgs(t, "diff", opFile("change/base.yaml"), off, opFile("change/nodes.yaml"), "--matrix", opFile("change/images.csv"), "--operator-version", "v26.7.0")
+	if c.Verdict != operator.Removed || len(c.Nodes) != 3 || c.Nodes[0].Kind != operator.Removed {
+		t.Errorf("driver off: %s %+v", c.Verdict, c.Nodes)
+	}
+
+	// The base side has no nodes (the PR adds the snapshot): the nodes
+	// take their scope's change, not "first driver pod".
+	c, _ = diffJSONArgs(t, "diff", opFile("change/base.yaml"), opFile("change/driver.yaml"), "--matrix", opFile("change/images.csv"))
+	if c.Verdict != operator.FullRollout || len(c.Nodes) != 0 {
+		t.Errorf("no nodes: %s %+v", c.Verdict, c.Nodes)
+	}
+	withNodes := values("head/clusterpolicy.yaml", readFile(t, opFile("change/driver.yaml")))
+	writeFile(t, filepath.Join(dir, "head", "nodes.yaml"), readFile(t, opFile("change/nodes.yaml")))
+	c, _ = diffJSONArgs(t, "diff", opFile("change/base.yaml"), filepath.Dir(withNodes), "--matrix", opFile("change/images.csv"))
+	if c.Verdict != operator.FullRollout || c.Nodes[0].Kind != operator.FullRollout || !strings.Contains(c.Nodes[0].Why, "not among the base's nodes") {
+		t.Errorf("nodes new in head: %s %+v", c.Verdict, c.Nodes)
+	}
+}
+
+func diffJSONArgs(t *testing.T, args ...string) (render.Change, int) {
+	t.Helper()
+	r := drv(t, append(args, "-o", "json")...)
+	if r.code == exitError {
+		t.Fatalf("%v: %s", args, r.stderr)
+	}
+	var c render.Change
+	if err := json.Unmarshal([]byte(r.stdout), &c); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	return c, r.code
 }

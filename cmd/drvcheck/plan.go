@@ -103,7 +103,7 @@ func pendingChange(res *runner.Result) func(string) (string, string) {
 	if res.Profile != nil {
 		v = res.Profile.Version
 	}
-	changes := operator.PendingChanges(res.Inventory.DaemonSets, res.Inventory.Pods, v)
+	changes := operator.PendingChanges(res.Inventory.DaemonSets, res.Inventory.Pods, v, res.Profile.VersionKnown())
 	return func(node string) (string, string) {
 		c, ok := changes[node]
 		if !ok {

@@ -94,7 +94,7 @@ func auxEntries(cat *catalog.Catalog, aux []nodefacts.AuxImage) []any {
 		out = append(out, map[string]any{
 			"name": a.Name, "title": a.Title, "field": a.Field, "ref": a.Ref, "repository": a.Repository, "tag": a.Tag,
 			"checked": v.Checked, "present": v.Present, "sources": anyStrings(v.Sources), "unresolved": a.Unresolved,
-			"sources_listed": anyStrings(cat.SourcesOf(a.Repository)),
+			"sources_listed": anyStrings(cat.SourcesOf(a.Repository)), "refused": a.Refused,
 		})
 	}
 	return out

@@ -29,13 +29,14 @@ func operatorEntry(p *operator.Profile, facts *nodefacts.Set, cat *catalog.Catal
 			// A registry of one's own may tag precompiled images by full
 			// version (gpu-driver-container's RHCOS build procedure);
 			// NVIDIA's public one never does.
-			"public_repository":   d.Repository+"/"+d.Image == operator.DefaultRepository,
-			"full_version_listed": d.Version != "" && cat.HasVersion(d.Version),
-			"default":             d.Default,
-			"node_selector":       stringMap(d.NodeSelector),
-			"kernel_module_type":  d.KernelModuleType,
-			"rdma":                d.RDMA,
-			"gds_version":         gdsVersion(d),
+			"public_repository":       d.Repository+"/"+d.Image == operator.DefaultRepository,
+			"full_version_listed":     d.Version != "" && cat.HasVersion(d.Version),
+			"default":                 d.Default,
+			"node_selector":           stringMap(d.NodeSelector),
+			"kernel_module_type":      d.KernelModuleType,
+			"use_open_kernel_modules": d.UseOpenKernelModules,
+			"rdma":                    d.RDMA,
+			"gds_version":             gdsVersion(d),
 		})
 	}
 	osTags := managedOSTags(facts)

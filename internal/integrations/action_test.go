@@ -299,13 +299,13 @@ func TestActionSummaryStartsWithTheOperatorChange(t *testing.T) {
 	copyFile("labels.yaml", "clusterpolicy.yaml")
 	git("commit", "-q", "-am", "a label")
 	r.env = map[string]string{"GITHUB_BASE_REF": "main"}
-	out, outcome := r.action(map[string]string{"paths": "fleet", "matrix": "fleet/images.csv", "sarif-file": filepath.Join(t.TempDir(), "d.sarif")})
+	out, outcome := r.action(map[string]string{"paths": "fleet", "matrix": "fleet/images.csv", "args": "--operator-version v26.7.0", "sarif-file": filepath.Join(t.TempDir(), "d.sarif")})
 	summary, err := os.ReadFile(r.summary)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if outcome != "success" || out["exit-code"] != "0" ||
-		!strings.HasPrefix(string(summary), "**Operator change the merge base ") || !strings.Contains(strings.SplitN(string(summary), "\n", 2)[0], "restart-only: nodes are cordoned") {
+		!strings.HasPrefix(string(summary), "<b>Operator change the merge base ") || !strings.Contains(strings.SplitN(string(summary), "\n", 2)[0], "restart-only: nodes are cordoned") {
 		t.Errorf("outcome %s, outputs %v\nsummary:\n%s\nlog:\n%s", outcome, out, summary, r.log.String())
 	}
 }

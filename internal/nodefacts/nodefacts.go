@@ -104,6 +104,10 @@ type AuxImage struct {
 	Ref, Repository, Tag string
 	Digest               bool
 	Unresolved           string
+	// Refused: the operator refuses the spec (a partial image, a
+	// reference that does not parse), not merely leaves it to its
+	// environment.
+	Refused bool
 }
 
 // Ready is the node's Ready condition; a node without one (a manifest)

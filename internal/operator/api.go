@@ -34,8 +34,11 @@ type DriverSpec struct {
 	Version            string             `json:"version,omitempty"`
 	UpgradePolicy      *UpgradePolicySpec `json:"upgradePolicy,omitempty"`
 	KernelModuleType   string             `json:"kernelModuleType,omitempty"`
-	Manager            AuxSpec            `json:"manager"`
-	RDMA               *RDMASpec          `json:"rdma,omitempty"`
+	// UseOpenKernelModules chose the open modules before v25.3, which
+	// replaced it with kernelModuleType (clusterpolicy_types.go:574-579).
+	UseOpenKernelModules *bool     `json:"useOpenKernelModules,omitempty"`
+	Manager              AuxSpec   `json:"manager"`
+	RDMA                 *RDMASpec `json:"rdma,omitempty"`
 }
 
 // AuxSpec is an image of the driver pod besides the driver: spec.driver.manager
@@ -61,19 +64,20 @@ type NVIDIADriver struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	Spec              struct {
-		DriverType       string             `json:"driverType,omitempty"`
-		UsePrecompiled   *bool              `json:"usePrecompiled,omitempty"`
-		Repository       string             `json:"repository,omitempty"`
-		Image            string             `json:"image,omitempty"`
-		Version          string             `json:"version,omitempty"`
-		NodeSelector     map[string]string  `json:"nodeSelector,omitempty"`
-		Default          bool               `json:"default,omitempty"`
-		UpgradePolicy    *UpgradePolicySpec `json:"upgradePolicy,omitempty"`
-		KernelModuleType string             `json:"kernelModuleType,omitempty"`
-		Manager          AuxSpec            `json:"manager"`
-		GDS              *AuxSpec           `json:"gds,omitempty"`
-		GDRCopy          *AuxSpec           `json:"gdrcopy,omitempty"`
-		RDMA             *RDMASpec          `json:"rdma,omitempty"`
+		DriverType           string             `json:"driverType,omitempty"`
+		UsePrecompiled       *bool              `json:"usePrecompiled,omitempty"`
+		Repository           string             `json:"repository,omitempty"`
+		Image                string             `json:"image,omitempty"`
+		Version              string             `json:"version,omitempty"`
+		NodeSelector         map[string]string  `json:"nodeSelector,omitempty"`
+		Default              bool               `json:"default,omitempty"`
+		UpgradePolicy        *UpgradePolicySpec `json:"upgradePolicy,omitempty"`
+		KernelModuleType     string             `json:"kernelModuleType,omitempty"`
+		UseOpenKernelModules *bool              `json:"useOpenKernelModules,omitempty"`
+		Manager              AuxSpec            `json:"manager"`
+		GDS                  *AuxSpec           `json:"gds,omitempty"`
+		GDRCopy              *AuxSpec           `json:"gdrcopy,omitempty"`
+		RDMA                 *RDMASpec          `json:"rdma,omitempty"`
 	} `json:"spec"`
 	Raw map[string]any `json:"-"`
 }

@@ -3,6 +3,8 @@ package operator
 import (
 	"fmt"
 	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
 )
 
 // The driver pod's images besides the driver, by the name findings give
@@ -45,15 +47,19 @@ func auxOf(prefix string, manager AuxSpec, gds, gdrcopy *AuxSpec) []Aux {
 // does (clusterpolicy_types.go:2054-2086): the image alone when neither
 // repository nor version is set, a digest version as @digest, else
 // repository/image:version, with -osTag appended unless it names a
-// digest. ok is false when the spec leaves the image to the operator's
-// environment (DRIVER_MANAGER_IMAGE, GDS_IMAGE, GDRCOPY_IMAGE), which the
-// inputs do not hold, or gives it only in part.
-func (a Aux) Ref(osTag string) (ref string, ok bool) {
+// digest. Without a reference, why says so: a spec that sets none of the
+// three leaves the image to the operator's environment
+// (DRIVER_MANAGER_IMAGE, GDS_IMAGE, GDRCOPY_IMAGE), which the inputs do
+// not hold; one that sets only some is refused by the operator, as is a
+// reference that does not parse.
+func (a Aux) Ref(osTag string) (ref, why string) {
 	switch {
 	case a.Repository == "" && a.Version == "" && a.Image != "":
 		ref = a.Image
+	case a.Repository == "" && a.Image == "" && a.Version == "":
+		return "", "sets none of repository, image and version: the operator takes it from its own environment"
 	case a.Repository == "" || a.Image == "" || a.Version == "":
-		return "", false
+		return "", "sets only some of repository, image and version: the operator refuses it (imagePath, clusterpolicy_types.go:2063-2065) and renders no driver DaemonSet"
 	case strings.HasPrefix(a.Version, "sha256:"):
 		ref = a.Repository + "/" + a.Image + "@" + a.Version
 	default:
@@ -62,7 +68,31 @@ func (a Aux) Ref(osTag string) (ref string, ok bool) {
 	if a.OSTag && !strings.Contains(ref, "sha256:") {
 		ref += "-" + osTag
 	}
-	return ref, true
+	if _, err := name.ParseReference(ref); err != nil {
+		return "", fmt.Sprintf("makes %q, which is no image reference: its pods fail with InvalidImageName", ref)
+	}
+	return ref, ""
+}
+
+// chartAux are the chart's defaults of the images' repository and name
+// (values.yaml:200-201, 445-447, 455-457 at v26.7.0), the same at every
+// release; their versions change with each.
+var chartAux = map[string][2]string{
+	AuxManager: {"nvcr.io/nvidia/cloud-native", "k8s-driver-manager"},
+	AuxGDS:     {"nvcr.io/nvidia/cloud-native", "nvidia-fs"},
+	AuxGDRCopy: {"nvcr.io/nvidia/cloud-native", "gdrdrv"},
+}
+
+// withChartDefaults fills what the chart's values leave out of each
+// image with the chart's own values; the version stays the values' own.
+func withChartDefaults(aux []Aux) []Aux {
+	for i := range aux {
+		d := chartAux[aux[i].Name]
+		if aux[i].Repository == "" && aux[i].Image == "" && aux[i].Version != "" {
+			aux[i].Repository, aux[i].Image = d[0], d[1]
+		}
+	}
+	return aux
 }
 
 // Title names the image in messages, e.g. "GDS image (nvidia-fs)".

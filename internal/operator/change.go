@@ -21,6 +21,7 @@ const (
 	NoOp        = "no-op"        // the driver DaemonSet's template is unchanged
 	RestartOnly = "restart-only" // the template changes, its digest does not
 	FullRollout = "full-rollout" // the digest changes: GPU pods deleted, drain fallback
+	Removed     = "removed"      // a node no longer gets a driver pod: deleted at once
 )
 
 // Field classes: where a field of the operator's objects ends up.
@@ -179,13 +180,35 @@ func Compare(base, head *Profile) []ScopeChange {
 		case !ok:
 			sc.Kind, sc.Why = FullRollout, "new: no driver of the base configuration is "+h.Owner()
 		default:
-			sc.Fields = fieldChanges(b, h)
+			sc.Fields = append(fieldChanges(b, h), base.hostRootChange(head)...)
 			sc.Kind = kindOf(sc.Fields)
 			sc.Kind, sc.Why = base.versionRule(head, sc.Kind)
 		}
 		out = append(out, sc)
 	}
 	return out
+}
+
+// hostRootChange: an NVIDIADriver's DaemonSet takes the host root from
+// the ClusterPolicy's spec.hostPaths.rootFS, and hashes it
+// (nvidiadriver_controller.go:133-145; internal/state/driver.go:829).
+func (base *Profile) hostRootChange(head *Profile) []FieldChange {
+	if head.Mode != ModeNVIDIADriver {
+		return nil
+	}
+	rootFS := func(p *Profile) any {
+		if p == nil || len(p.clusterUpgrade) != 1 {
+			return nil
+		}
+		paths, _ := p.clusterUpgrade[0].Raw["hostPaths"].(map[string]any)
+		return paths["rootFS"]
+	}
+	b, h := rootFS(base), rootFS(head)
+	if reflect.DeepEqual(normal(b), normal(h)) {
+		return nil
+	}
+	return []FieldChange{{Path: "ClusterPolicy spec.hostPaths.rootFS", Base: text(b), Head: text(h), Class: InDigest,
+		Source: "the host root of every NVIDIADriver's pods (nvidiadriver_controller.go:133-145; internal/state/driver.go:829)"}}
 }
 
 func matching(base *Profile, h Driver, n int) (Driver, bool) {
@@ -216,6 +239,8 @@ func (base *Profile) versionRule(head *Profile, kind string) (string, string) {
 		return FullRollout, fmt.Sprintf("the operator goes from %s to %s: its own upgrade renders the driver DaemonSet anew from its assets and defaults, which the inputs do not show; taken as a full rollout", base.Version, head.Version)
 	case kind == RestartOnly && !head.Version.atLeast(26, 7):
 		return FullRollout, fmt.Sprintf("operator %s has no restart-only upgrades (from v26.7.0): any change of the driver pod's template deletes its GPU pods", head.Version)
+	case kind == RestartOnly && head.versionAssumed():
+		return FullRollout, "the operator's version is not in the inputs (no gpu-operator Deployment image, operator.version or chart version): restart-only upgrades need v26.7.0, so a full rollout is what can be promised; give --operator-version"
 	}
 	return kind, ""
 }

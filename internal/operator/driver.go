@@ -34,6 +34,8 @@ type Driver struct {
 	// KernelModuleType is spec.driver.kernelModuleType (auto, open,
 	// proprietary; "" when unset, which the CRD defaults to auto).
 	KernelModuleType string
+	// UseOpenKernelModules is the field kernelModuleType replaced in v25.3.
+	UseOpenKernelModules bool
 	// RDMA: GPUDirect RDMA is enabled (the nvidia-peermem container).
 	RDMA bool
 	// Spec is the object's whole spec as read (the values, for the

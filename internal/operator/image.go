@@ -95,9 +95,10 @@ func auxImages(d *Driver, osTag string) []nodefacts.AuxImage {
 	out := make([]nodefacts.AuxImage, 0, len(d.Aux))
 	for _, a := range d.Aux {
 		ai := nodefacts.AuxImage{Name: a.Name, Title: a.Title(), Field: a.Field}
-		ref, ok := a.Ref(osTag)
-		if !ok {
-			ai.Unresolved = fmt.Sprintf("%s of %s sets only part of repository, image and version, or none: the operator takes it from its own environment", a.Field, d.Owner())
+		ref, why := a.Ref(osTag)
+		if ref == "" {
+			ai.Unresolved = fmt.Sprintf("%s of %s %s", a.Field, d.Owner(), why)
+			ai.Refused = !strings.HasPrefix(why, "sets none")
 			out = append(out, ai)
 			continue
 		}

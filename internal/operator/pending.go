@@ -25,7 +25,11 @@ const (
 // library compares controller-revision-hash with the newest
 // ControllerRevision (common_manager.go:299-320), which differs only for a
 // template changed and changed back.
-func PendingChanges(daemonSets []*appsv1.DaemonSet, pods []*corev1.Pod, v Version) map[string]NodeChange {
+//
+// With the operator's version unknown (known false: no gpu-operator image
+// with a version tag, e.g. one pinned by digest), restart-only is not
+// promised.
+func PendingChanges(daemonSets []*appsv1.DaemonSet, pods []*corev1.Pod, v Version, known bool) map[string]NodeChange {
 	out := map[string]NodeChange{}
 	for _, p := range pods {
 		ds := ownerOf(p, daemonSets)
@@ -38,10 +42,12 @@ func PendingChanges(daemonSets []*appsv1.DaemonSet, pods []*corev1.Pod, v Versio
 		switch {
 		case have != "" && have == want:
 			c.Kind, c.Why = NoOp, "its driver pod runs the DaemonSet's current template"
-		case v.atLeast(26, 7) && running != "" && running == desired:
+		case known && v.atLeast(26, 7) && running != "" && running == desired:
 			c.Kind, c.Why = RestartOnly, "its driver pod's DRIVER_CONFIG_DIGEST is the new template's ("+desired+")"
 		case !v.atLeast(26, 7):
 			c.Kind, c.Why = FullRollout, "its driver pod is out of date, and operator "+v.String()+" has no restart-only upgrades"
+		case !known:
+			c.Kind, c.Why = FullRollout, "its driver pod is out of date, and the operator's version is unknown (give --operator-version): restart-only upgrades need v26.7.0"
 		case running == "" || desired == "":
 			c.Kind, c.Why = FullRollout, "its driver pod is out of date, and a DRIVER_CONFIG_DIGEST is missing (restart_only.go:40-44)"
 		default:

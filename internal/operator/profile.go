@@ -140,7 +140,7 @@ func clusterPolicyProfile(cp *ClusterPolicy) *Profile {
 		Precompiled: isTrue(s.UsePrecompiled), Repository: s.Repository, Image: s.Image, Version: s.Version,
 		Upgrade:          PolicyOf(s.UpgradePolicy, "ClusterPolicy/"+cp.Name+" spec.driver.upgradePolicy", false),
 		Aux:              auxOf("spec.", s.Manager, cp.Spec.GDS, cp.Spec.GDRCopy),
-		KernelModuleType: s.KernelModuleType, RDMA: s.RDMA != nil && isTrue(s.RDMA.Enabled), Spec: cp.Raw}
+		KernelModuleType: s.KernelModuleType, UseOpenKernelModules: isTrue(s.UseOpenKernelModules), RDMA: s.RDMA != nil && isTrue(s.RDMA.Enabled), Spec: cp.Raw}
 	return &Profile{Mode: ModeClusterPolicy, Drivers: []Driver{d}, From: fromAll(d.Owner())}
 }
 
@@ -163,7 +163,7 @@ func nvidiaDriverProfile(crs []*NVIDIADriver, cps []*ClusterPolicy) (*Profile, e
 			NodeSelector: s.NodeSelector, Default: s.Default,
 			Upgrade:          PolicyOf(s.UpgradePolicy, "NVIDIADriver/"+cr.Name+" spec.upgradePolicy", true),
 			Aux:              nvidiaDriverAux(s.Manager, s.GDS, s.GDRCopy),
-			KernelModuleType: s.KernelModuleType, RDMA: s.RDMA != nil && isTrue(s.RDMA.Enabled), Spec: cr.Raw})
+			KernelModuleType: s.KernelModuleType, UseOpenKernelModules: isTrue(s.UseOpenKernelModules), RDMA: s.RDMA != nil && isTrue(s.RDMA.Enabled), Spec: cr.Raw})
 	}
 	p.clusterUpgrade = cps
 	return p, nil
@@ -325,3 +325,7 @@ func (p *Profile) WithVersion(v string) *Profile {
 const versionAssumed = "assumed (the newest drvcheck knows; give --operator-version)"
 
 func (p *Profile) versionAssumed() bool { return p.VersionFrom == versionAssumed }
+
+// VersionKnown says whether the inputs or flags name the operator's
+// release, rather than drvcheck assuming the newest it knows.
+func (p *Profile) VersionKnown() bool { return p != nil && !p.versionAssumed() }

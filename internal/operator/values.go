@@ -83,7 +83,7 @@ func fromValueMap(m map[string]any, src object.Ref, where string) (*Profile, err
 	s := v.Driver.DriverSpec
 	d := Driver{Object: src, chart: true, Enabled: s.Enabled == nil || *s.Enabled,
 		Precompiled: isTrue(s.UsePrecompiled), Repository: s.Repository, Image: s.Image, Version: s.Version,
-		Aux: auxOf("", s.Manager, v.GDS, v.GDRCopy), KernelModuleType: s.KernelModuleType, RDMA: s.RDMA != nil && isTrue(s.RDMA.Enabled), Spec: m}
+		Aux: withChartDefaults(auxOf("", s.Manager, v.GDS, v.GDRCopy)), KernelModuleType: s.KernelModuleType, UseOpenKernelModules: isTrue(s.UseOpenKernelModules), RDMA: s.RDMA != nil && isTrue(s.RDMA.Enabled), Spec: m}
 	if u := s.UpgradePolicy; u != nil && u.PodDeletion == nil {
 		u.PodDeletion = u.GPUPodDeletion // the chart's name, which it maps to podDeletion
 	}

@@ -26,6 +26,7 @@ var changeWords = map[string]string{
 	operator.NoOp:        "no-op: no driver pod changes",
 	operator.RestartOnly: "restart-only: nodes are cordoned and their driver pods restarted; no GPU pod is deleted, no node drained",
 	operator.FullRollout: "full rollout: GPU pods are deleted (drain as fallback) and the driver reloaded on every node it reaches",
+	operator.Removed:     "driver pods removed: nodes lose their driver at once, outside the upgrade controller",
 }
 
 // Changes prints c: the verdict first, then why, then the rollout.
@@ -36,12 +37,16 @@ func Changes(w io.Writer, format string, c *Change) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Operator change %s → %s: %s\n", oneline.Escape(c.Base), oneline.Escape(c.Head), changeWords[c.Verdict])
 	for _, sc := range c.Scopes {
-		fmt.Fprintf(bw, "  %s: %s\n", sc.Owner, sc.Kind)
+		fmt.Fprintf(bw, "  %s: %s\n", oneline.Escape(sc.Owner), sc.Kind)
 		if sc.Why != "" {
 			fmt.Fprintf(bw, "    %s\n", oneline.Escape(sc.Why))
 		}
-		for _, f := range sc.Fields {
-			fmt.Fprintf(bw, "    %-8s %s: %s → %s (%s)\n", f.Class, f.Path, orUnset(f.Base), orUnset(f.Head), f.Source)
+		for i, f := range sc.Fields {
+			if i == maxFields { // JSON keeps them all
+				fmt.Fprintf(bw, "    … and %d more field(s) (-o json lists them)\n", len(sc.Fields)-maxFields)
+				break
+			}
+			fmt.Fprintf(bw, "    %-8s %s: %s → %s (%s)\n", f.Class, oneline.Escape(f.Path), orUnset(f.Base), orUnset(f.Head), f.Source)
 		}
 	}
 	kinds := map[string]string{}
@@ -52,7 +57,7 @@ func Changes(w io.Writer, format string, c *Change) error {
 	for _, n := range c.Nodes {
 		counts[n.Kind]++
 		if n.Kind != kinds[n.Scope] { // the node's own reason
-			fmt.Fprintf(bw, "  node %s: %s\n", n.Node, oneline.Escape(n.Why))
+			fmt.Fprintf(bw, "  node %s: %s\n", oneline.Escape(n.Node), oneline.Escape(n.Why))
 		}
 	}
 	fmt.Fprintf(bw, "Nodes: %d full rollout, %d restart-only, %d no-op\n", counts[operator.FullRollout], counts[operator.RestartOnly], counts[operator.NoOp])
@@ -65,6 +70,11 @@ func Changes(w io.Writer, format string, c *Change) error {
 	}
 	return bw.Flush()
 }
+
+// maxFields are the fields of a scope the text lists: a change of
+// thousands of keys must not bury the verdict (nor, in the Action, push
+// the step summary past GitHub's limit).
+const maxFields = 20
 
 func orUnset(s string) string {
 	if s == "" {

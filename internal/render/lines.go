@@ -60,7 +60,7 @@ func Version(w io.Writer, version, commit, opa string) error {
 func Images(w io.Writer, images [][2]string) error {
 	bw := bufio.NewWriter(w)
 	for _, im := range images {
-		fmt.Fprintf(bw, "%s %s\n", im[0], im[1])
+		fmt.Fprintf(bw, "%s %s\n", im[0], oneline.Escape(im[1]))
 	}
 	return bw.Flush()
 }

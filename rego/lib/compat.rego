@@ -73,9 +73,36 @@ version_number(v) := ((p[0] * 1000000) + (p[1] * 1000)) + p[2] if {
 kernel_module_type(d) := t if {
 	t := object.get(d, "kernel_module_type", "")
 	t != ""
+} else := "open" if {
+	# Before v25.3 useOpenKernelModules chose the open modules (the field
+	# has been read by no code since: clusterpolicy_types.go:574-579).
+	version_below(trim_prefix(object.get(input, ["operator", "operator_version"], ""), "v"), "25.3.0")
+	object.get(d, "use_open_kernel_modules", false)
 } else := "proprietary" if {
 	version_below(trim_prefix(object.get(input, ["operator", "operator_version"], ""), "v"), "25.3.0")
 } else := "auto"
 
 # kernel_module_field is where each kind of source writes kernelModuleType.
 kernel_module_field := {"ClusterPolicy": "/spec/driver/kernelModuleType", "NVIDIADriver": "/spec/kernelModuleType"}
+
+# needs_open(node) are the reasons the node's GPU is driven only by the
+# open modules: its generation (Blackwell) or its product (GH200).
+needs_open(node) := {why |
+	some why in by_arch(node) | by_product(node)
+}
+
+by_arch(node) := {sprintf("%s is driven only by the open modules", [arch.name]) |
+	arch := gpu_architecture(node)
+	arch.proprietary == false
+}
+
+by_product(node) := {sprintf("%s needs the open modules", [p.name]) |
+	p := gpu_product(node)
+	p.proprietary == false
+	count(by_arch(node)) == 0
+}
+
+# few(names) lists up to three names, then how many more.
+few(names) := concat(", ", names) if {
+	count(names) <= 3
+} else := sprintf("%s and %d more", [concat(", ", array.slice(names, 0, 3)), count(names) - 3])

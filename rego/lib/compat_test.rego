@@ -34,3 +34,8 @@ test_kernel_module_type_default if {
 	lib.kernel_module_type({}) == "auto" with input as {"operator": {"operator_version": "v26.7.0"}}
 	lib.kernel_module_type({}) == "proprietary" with input as {"operator": {"operator_version": "v24.9.2"}}
 }
+
+test_use_open_kernel_modules_before_v25_3 if {
+	lib.kernel_module_type({"use_open_kernel_modules": true}) == "open" with input as {"operator": {"operator_version": "v24.9.2"}}
+	lib.kernel_module_type({"use_open_kernel_modules": true}) == "auto" with input as {"operator": {"operator_version": "v26.7.0"}}
+}

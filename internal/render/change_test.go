@@ -1,0 +1,41 @@
+package render
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/drvcheck/drvcheck/internal/operator"
+)
+
+// What a repository writes (a label key, an object's name, a node's name)
+// reaches the text only escaped: no line of its own, no terminal control.
+func TestChangesEscapeTheInputs(t *testing.T) {
+	evil := "x\n```\n# all clear\x1b[2K\r"
+	c := &Change{Verdict: operator.RestartOnly, Base: evil, Head: "b",
+		Scopes: []operator.ScopeChange{{Owner: "ClusterPolicy/" + evil, Kind: operator.RestartOnly,
+			Fields: []operator.FieldChange{{Path: "spec.daemonsets.labels." + evil, Head: evil, Class: operator.InTemplate}}}},
+		Nodes: []operator.NodeChange{{Node: evil, Scope: "other", Kind: operator.FullRollout, Why: evil}}}
+	var b strings.Builder
+	if err := Changes(&b, "text", c); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Count(out, "\n") != 5 || strings.ContainsAny(out, "\x1b\r") || strings.Contains(out, "\n```") {
+		t.Errorf("inputs not escaped:\n%s", out)
+	}
+}
+
+// A change of thousands of fields lists twenty in text.
+func TestChangesListAFewFields(t *testing.T) {
+	sc := operator.ScopeChange{Owner: "ClusterPolicy/p", Kind: operator.FullRollout}
+	for range 1000 {
+		sc.Fields = append(sc.Fields, operator.FieldChange{Path: "spec.driver.x", Class: operator.Unknown})
+	}
+	var b strings.Builder
+	if err := Changes(&b, "text", &Change{Verdict: operator.FullRollout, Scopes: []operator.ScopeChange{sc}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), "spec.driver.x"); n != maxFields || !strings.Contains(b.String(), "and 980 more field(s)") {
+		t.Errorf("%d fields listed:\n%s", n, b.String())
+	}
+}
