@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/drvcheck/drvcheck/internal/gitbase"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
@@ -117,59 +115,6 @@ func givenSide(o *options, path string, shared []string) side {
 		return side{paths: shared, values: path, name: path}
 	}
 	return side{paths: append([]string{path}, shared...), values: o.Operator.OperatorValues, name: path}
-}
-
-// exportBase writes the paths, and the values file when one is given, as
-// the merge base of ref and HEAD has them to a temporary folder
-// (internal/gitbase), as check --diff-base does: the base side reads its
-// own values, never the working tree's.
-func exportBase(ctx context.Context, ref string, paths []string, values string, limit int64) (side, error) {
-	repo, err := gitbase.Open()
-	if err != nil {
-		return side{}, fmt.Errorf("--diff-base %s: %w", ref, err)
-	}
-	defer repo.Close()
-	commit, err := repo.MergeBase(ctx, ref)
-	if err != nil {
-		return side{}, fmt.Errorf("--diff-base %s: %w", ref, err)
-	}
-	tmp, err := os.MkdirTemp("", "drvcheck-base-")
-	if err != nil {
-		return side{}, fmt.Errorf("--diff-base: %w", err)
-	}
-	s := side{name: "the merge base " + short(commit) + " of " + ref, cleanup: func() { os.RemoveAll(tmp) }}
-	if err := os.Mkdir(filepath.Join(tmp, ".git"), 0o700); err != nil {
-		s.cleanup()
-		return side{}, fmt.Errorf("--diff-base: %w", err)
-	}
-	rels := make([]string, len(paths))
-	for i, p := range paths {
-		if rels[i], err = repo.Within(p); err != nil {
-			s.cleanup()
-			return side{}, fmt.Errorf("--diff-base %s: %w", ref, err)
-		}
-	}
-	valuesRel := ""
-	if values != "" {
-		if valuesRel, err = repo.Within(values); err != nil {
-			s.cleanup()
-			return side{}, fmt.Errorf("--diff-base %s: --operator-values: %w", ref, err)
-		}
-		rels = append(rels, valuesRel)
-	}
-	if err := repo.Export(ctx, commit, rels, tmp, limit); err != nil {
-		s.cleanup()
-		return side{}, fmt.Errorf("--diff-base %s: %w", ref, err)
-	}
-	for _, rel := range rels {
-		if _, err := os.Lstat(filepath.Join(tmp, rel)); err == nil && rel != valuesRel {
-			s.paths = append(s.paths, filepath.Join(tmp, rel))
-		}
-	}
-	if _, err := os.Lstat(filepath.Join(tmp, valuesRel)); valuesRel != "" && err == nil {
-		s.values = filepath.Join(tmp, valuesRel)
-	}
-	return s, nil
 }
 
 // compareConfigs reads both sides, compares their profiles, and rolls the

@@ -17,48 +17,72 @@ import (
 // there. A path the merge base lacks (added by the change) is left out of
 // that run. Its findings are the baseline.
 func diffBaseline(ctx context.Context, ref string, paths []string, limit int64, run func([]string) (*runner.Result, error)) (*baseline.Baseline, error) {
+	base, err := exportBase(ctx, ref, paths, "", limit)
+	if err != nil {
+		return nil, err
+	}
+	defer base.cleanup()
+	if len(base.paths) == 0 {
+		return baseline.Of(nil, base.name), nil
+	}
+	res, err := run(base.paths)
+	if err != nil {
+		return nil, fmt.Errorf("--diff-base %s: the check of %s: %w", ref, base.name, err)
+	}
+	return baseline.Of(res.Findings, base.name), nil
+}
+
+// exportBase writes the paths, and the values file when one is given, as
+// the merge base of ref and HEAD has them to a temporary folder
+// (internal/gitbase), as check --diff-base does: the base side reads its
+// own values, never the working tree's.
+func exportBase(ctx context.Context, ref string, paths []string, values string, limit int64) (side, error) {
 	repo, err := gitbase.Open()
 	if err != nil {
-		return nil, fmt.Errorf("--diff-base %s: %w", ref, err)
+		return side{}, fmt.Errorf("--diff-base %s: %w", ref, err)
 	}
 	defer repo.Close()
 	commit, err := repo.MergeBase(ctx, ref)
 	if err != nil {
-		return nil, fmt.Errorf("--diff-base %s: %w", ref, err)
+		return side{}, fmt.Errorf("--diff-base %s: %w", ref, err)
 	}
 	tmp, err := os.MkdirTemp("", "drvcheck-base-")
 	if err != nil {
-		return nil, fmt.Errorf("--diff-base: %w", err)
+		return side{}, fmt.Errorf("--diff-base: %w", err)
 	}
-	defer os.RemoveAll(tmp)
-	// The copy is a repository of its own for drvcheck's reads (repofs).
+	s := side{name: "the merge base " + short(commit) + " of " + ref, cleanup: func() { os.RemoveAll(tmp) }}
 	if err := os.Mkdir(filepath.Join(tmp, ".git"), 0o700); err != nil {
-		return nil, fmt.Errorf("--diff-base: %w", err)
+		s.cleanup()
+		return side{}, fmt.Errorf("--diff-base: %w", err)
 	}
 	rels := make([]string, len(paths))
 	for i, p := range paths {
 		if rels[i], err = repo.Within(p); err != nil {
-			return nil, fmt.Errorf("--diff-base %s: %w", ref, err)
+			s.cleanup()
+			return side{}, fmt.Errorf("--diff-base %s: %w", ref, err)
 		}
+	}
+	valuesRel := ""
+	if values != "" {
+		if valuesRel, err = repo.Within(values); err != nil {
+			s.cleanup()
+			return side{}, fmt.Errorf("--diff-base %s: --operator-values: %w", ref, err)
+		}
+		rels = append(rels, valuesRel)
 	}
 	if err := repo.Export(ctx, commit, rels, tmp, limit); err != nil {
-		return nil, fmt.Errorf("--diff-base %s: %w", ref, err)
+		s.cleanup()
+		return side{}, fmt.Errorf("--diff-base %s: %w", ref, err)
 	}
-	var base []string
 	for _, rel := range rels {
-		if _, err := os.Lstat(filepath.Join(tmp, rel)); err == nil {
-			base = append(base, filepath.Join(tmp, rel))
+		if _, err := os.Lstat(filepath.Join(tmp, rel)); err == nil && rel != valuesRel {
+			s.paths = append(s.paths, filepath.Join(tmp, rel))
 		}
 	}
-	name := "the merge base " + short(commit) + " of " + ref
-	if len(base) == 0 {
-		return baseline.Of(nil, name), nil
+	if _, err := os.Lstat(filepath.Join(tmp, valuesRel)); valuesRel != "" && err == nil {
+		s.values = filepath.Join(tmp, valuesRel)
 	}
-	res, err := run(base)
-	if err != nil {
-		return nil, fmt.Errorf("--diff-base %s: the check of %s: %w", ref, name, err)
-	}
-	return baseline.Of(res.Findings, name), nil
+	return s, nil
 }
 
 func short(commit string) string { return commit[:min(12, len(commit))] }

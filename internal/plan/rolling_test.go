@@ -437,8 +437,9 @@ func TestRollingSkipLabel(t *testing.T) {
 
 // A GPU DaemonSet pod cannot be deleted: pod deletion fails at once, and
 // without the drain the node is upgrade-failed, keeping its slot.
-func TestRollingGPUDaemonSetFails(t *testing.T) {
-	ds := `apiVersion: apps/v1
+// gpuDaemonSet is a DaemonSet whose pods request a GPU: GPU-pod deletion
+// fails on them at once.
+const gpuDaemonSet = `apiVersion: apps/v1
 kind: DaemonSet
 metadata: {name: dcgm}
 spec:
@@ -447,7 +448,9 @@ spec:
     metadata: {labels: {app: dcgm}}
     spec:
       containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 1}}}]`
-	m, after := gpuFleet(t, 2, func(int) string { return "" }, ds)
+
+func TestRollingGPUDaemonSetFails(t *testing.T) {
+	m, after := gpuFleet(t, 2, func(int) string { return "" }, gpuDaemonSet)
 	r, err := Roll(m, after, operatorFlow(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -470,16 +473,7 @@ spec:
 // requested takes the full path (shouldRestartOnly); a no-op node is
 // skipped whatever its driver version.
 func TestRollingRestartOnly(t *testing.T) {
-	ds := `apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: dcgm}
-spec:
-  selector: {matchLabels: {app: dcgm}}
-  template:
-    metadata: {labels: {app: dcgm}}
-    spec:
-      containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 1}}}]`
-	m, after := gpuFleet(t, 3, func(int) string { return "" }, ds)
+	m, after := gpuFleet(t, 3, func(int) string { return "" }, gpuDaemonSet)
 	kinds := map[string]string{"g0": operator.RestartOnly, "g1": operator.RestartOnly, "g2": operator.NoOp}
 	opt := operatorFlow(nil)
 	opt.Driver, opt.Change = "the new configuration", func(n string) (string, string) { return kinds[n], "test" }
