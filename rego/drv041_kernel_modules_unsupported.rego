@@ -16,7 +16,11 @@ meta := {
 }
 
 findings contains f if {
-	some node in lib.managed_gpu_nodes
+	# The labelled nodes first, straight from the input: each rule is its
+	# own query, and lib.managed_gpu_nodes would be built anew for it.
+	some node in input.nodes
+	lib.gpu_labelled(node)
+	lib.managed_gpu_node(node)
 	d := lib.driver_of(node)
 	kind := lib.kernel_module_type(d)
 	some why in refused(node, kind)

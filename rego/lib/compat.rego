@@ -20,6 +20,13 @@ compute_capability(node) := [to_number(node.labels[data.drvcheck.compat.gfd.comp
 
 cc_number(cc) := (cc[0] * 100) + cc[1]
 
+# gpu_labelled(node): GFD has labelled the node's GPU (its compute
+# capability or its product); the compatibility rules judge only such
+# nodes, and test this first, as most fleets' nodes lack neither or both.
+gpu_labelled(node) if node.labels[data.drvcheck.compat.gfd.compute_major]
+
+gpu_labelled(node) if node.labels[data.drvcheck.compat.gfd.product]
+
 # gpu_product(node) is the row of data.drvcheck.compat.products whose
 # prefix the node's gpu.product starts with (a MIG or shared product only
 # adds a suffix).

@@ -14,6 +14,13 @@ gpu_nodes := [node | some node in input.nodes; node.gpu]
 # hand-written test inputs).
 managed_gpu_nodes := [node | some node in gpu_nodes; object.get(node, ["image", "managed"], true)]
 
+# managed_gpu_node(node): node is one of managed_gpu_nodes, for a rule
+# that filters the input's nodes by something cheaper first.
+managed_gpu_node(node) if {
+	node.gpu
+	object.get(node, ["image", "managed"], true)
+}
+
 # upgrade_state[name] is the entry of the GPU Operator's upgrade state
 # table (data.drvcheck.upgrade, from rego/data/upgrade.json) for the value
 # name of nvidia.com/gpu-driver-upgrade-state: what a node there waits
