@@ -35,7 +35,7 @@ func Changes(w io.Writer, format string, c *Change) error {
 		return writeJSON(w, c)
 	}
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "Operator change %s → %s: %s\n", oneline.Escape(c.Base), oneline.Escape(c.Head), changeWords[c.Verdict])
+	fmt.Fprintf(bw, "Operator change %s → %s: %s%s\n", oneline.Escape(c.Base), oneline.Escape(c.Head), changeWords[c.Verdict], notRolled(c.Rolling))
 	for _, sc := range c.Scopes {
 		fmt.Fprintf(bw, "  %s: %s\n", oneline.Escape(sc.Owner), sc.Kind)
 		if sc.Why != "" {
@@ -75,6 +75,29 @@ func Changes(w io.Writer, format string, c *Change) error {
 // thousands of keys must not bury the verdict (nor, in the Action, push
 // the step summary past GitHub's limit).
 const maxFields = 20
+
+// notRolled qualifies the verdict when the operator rolls none of the
+// nodes the change reaches (autoUpgrade off): it then happens only as
+// driver pods are deleted by hand.
+func notRolled(r *plan.Rolling) string {
+	if r == nil {
+		return ""
+	}
+	seen := false
+	for _, n := range r.Nodes {
+		switch n.Outcome {
+		case plan.NotRolled:
+			seen = true
+		case plan.Skipped:
+		default:
+			return ""
+		}
+	}
+	if !seen {
+		return ""
+	}
+	return ", but only where a driver pod is deleted by hand: autoUpgrade is off, and the operator rolls nothing"
+}
 
 func orUnset(s string) string {
 	if s == "" {

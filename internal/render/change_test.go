@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/plan"
 )
 
 // What a repository writes (a label key, an object's name, a node's name)
@@ -37,5 +38,17 @@ func TestChangesListAFewFields(t *testing.T) {
 	}
 	if n := strings.Count(b.String(), "spec.driver.x"); n != maxFields || !strings.Contains(b.String(), "and 980 more field(s)") {
 		t.Errorf("%d fields listed:\n%s", n, b.String())
+	}
+}
+
+// With autoUpgrade off the verdict says the operator rolls nothing.
+func TestChangesNotRolled(t *testing.T) {
+	r := &plan.Rolling{Nodes: []plan.NodeOutcome{{Node: "g0", Outcome: plan.NotRolled}, {Node: "g1", Outcome: plan.Skipped}}}
+	var b strings.Builder
+	if err := Changes(&b, "text", &Change{Verdict: operator.RestartOnly, Rolling: r}); err != nil {
+		t.Fatal(err)
+	}
+	if first := strings.SplitN(b.String(), "\n", 2)[0]; !strings.HasSuffix(first, "autoUpgrade is off, and the operator rolls nothing") {
+		t.Errorf("%q", first)
 	}
 }
