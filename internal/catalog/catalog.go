@@ -84,7 +84,7 @@ func (c *Catalog) AddRepository(source, repository string, tags []string) {
 func (c *Catalog) AddImages(source string, refs []string) {
 	c.sources = append(c.sources, source)
 	for _, ref := range refs {
-		repo, tag := splitRef(ref)
+		repo, tag := nodefacts.SplitRef(ref)
 		c.addTo(source, repo, []string{tag})
 	}
 }
@@ -121,15 +121,6 @@ func (c *Catalog) SourcesOf(repository string) []string {
 	return slices.Clone(c.repoSources[repository])
 }
 
-// splitRef splits repository:tag at the last colon after the last slash.
-func splitRef(ref string) (repository, tag string) {
-	slash := strings.LastIndex(ref, "/")
-	if i := strings.LastIndex(ref, ":"); i > slash {
-		return ref[:i], ref[i+1:]
-	}
-	return ref, ""
-}
-
 // Cached is a source whose tags came from drvcheck's cache.
 type Cached struct {
 	Source  string
@@ -154,7 +145,7 @@ func (c *Catalog) Doubtful(tags []string) []Cached {
 	for _, t := range tags {
 		v := c.Check(t)
 		if strings.Contains(t, "/") {
-			v = c.CheckImage(splitRef(t))
+			v = c.CheckImage(nodefacts.SplitRef(t))
 		}
 		if v.Checked && !v.Present {
 			return slices.Clone(c.cached)

@@ -123,7 +123,7 @@ func parseImageRow(rec []string, line int) (Row, error) {
 	if len(rec) != 1 || rec[0] == "" {
 		return Row{}, fmt.Errorf("want one field (%s), got %d", ImageHeader, len(rec))
 	}
-	repo, tag := splitRef(rec[0])
+	repo, tag := nodefacts.SplitRef(rec[0])
 	if repo == "" || !nodefacts.ValidTag(tag) || strings.ContainsAny(repo, " \t@") {
 		return Row{}, fmt.Errorf("image %q is not repository:tag", rec[0])
 	}

@@ -144,7 +144,7 @@ func FuzzParseMatrix(f *testing.F) {
 		}
 		for _, r := range rows {
 			if r.Ref != "" { // a row of an image matrix: repository:tag
-				repo, tag := splitRef(r.Ref)
+				repo, tag := nodefacts.SplitRef(r.Ref)
 				if repo == "" || !nodefacts.ValidTag(tag) || r.FullTag != "" || r.Branch != "" {
 					t.Fatalf("image row that is not repository:tag accepted: %+v", r)
 				}

@@ -3,17 +3,15 @@ package drain
 import (
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
 
 // DriverPod is the GPU Operator's driver pod on node as read, or nil (files
-// list none). It is told by the labels the upgrade library selects driver
-// pods with (gpu-operator controllers/upgrade_controller.go: app for a
-// ClusterPolicy's DaemonSet, app.kubernetes.io/component for an
-// NVIDIADriver's).
+// list none), told by its labels (nodefacts.DriverPodLabels).
 func (m *Model) DriverPod(node string) *Pod {
 	for _, p := range m.onNode[node] {
-		if p.Labels["app"] == "nvidia-driver-daemonset" || p.Labels["app.kubernetes.io/component"] == "nvidia-driver" {
+		if nodefacts.DriverPodLabels(p.Labels) {
 			return p
 		}
 	}

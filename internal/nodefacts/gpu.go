@@ -59,3 +59,12 @@ func Unmanaged(l map[string]string) string {
 	}
 	return ""
 }
+
+// DriverPodLabels says whether a pod (or pod template) with labels l is
+// the GPU Operator's driver pod, by the labels the upgrade library selects
+// them with (gpu-operator controllers/upgrade_controller.go: app for a
+// ClusterPolicy's DaemonSet, app.kubernetes.io/component for an
+// NVIDIADriver's).
+func DriverPodLabels(l map[string]string) bool {
+	return l["app"] == "nvidia-driver-daemonset" || l["app.kubernetes.io/component"] == "nvidia-driver"
+}

@@ -34,3 +34,16 @@ func SplitTag(tag string) (branch, kernel, osTag string, ok bool) {
 	}
 	return branch, rest[:i], rest[i+1:], true
 }
+
+// SplitRef splits an image reference into its repository and its tag
+// (or digest).
+func SplitRef(ref string) (repository, tag string) {
+	if i := strings.LastIndex(ref, "@"); i >= 0 {
+		return ref[:i], ref[i+1:]
+	}
+	slash := strings.LastIndex(ref, "/")
+	if i := strings.LastIndex(ref, ":"); i > slash {
+		return ref[:i], ref[i+1:]
+	}
+	return ref, ""
+}

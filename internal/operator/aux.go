@@ -95,7 +95,7 @@ func withChartDefaults(aux []Aux) []Aux {
 	return aux
 }
 
-// Title names the image in messages, e.g. "GDS image (nvidia-fs)".
-func (a Aux) Title() string {
-	return fmt.Sprintf("%s image", map[string]string{AuxManager: "driver-manager", AuxGDS: "GDS", AuxGDRCopy: "GDRCopy"}[a.Name])
-}
+// Title names the image in messages, e.g. "GDS image".
+func (a Aux) Title() string { return auxTitles[a.Name] }
+
+var auxTitles = map[string]string{AuxManager: "driver-manager image", AuxGDS: "GDS image", AuxGDRCopy: "GDRCopy image"}

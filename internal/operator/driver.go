@@ -125,15 +125,3 @@ func (d Driver) check() error {
 func (d Driver) VersionNotBranch() bool {
 	return d.Precompiled && fullRe.MatchString(d.Version)
 }
-
-// SplitRef splits a reference into its repository and its tag (or digest).
-func SplitRef(ref string) (repository, tag string) {
-	if i := strings.LastIndex(ref, "@"); i >= 0 {
-		return ref[:i], ref[i+1:]
-	}
-	slash := strings.LastIndex(ref, "/")
-	if i := strings.LastIndex(ref, ":"); i > slash {
-		return ref[:i], ref[i+1:]
-	}
-	return ref, ""
-}

@@ -20,9 +20,10 @@ const (
 // Apply gives every GPU node of facts the image the operator would pull
 // for it, in place of the lab's precompiled tag from its labels.
 func (p *Profile) Apply(facts *nodefacts.Set, nodes []*corev1.Node) {
+	aux := auxMemo{}
 	facts.Each(nodes, func(n *corev1.Node, f *nodefacts.Facts) {
 		if f.GPU {
-			p.resolve(n.Labels, f)
+			p.resolve(n.Labels, f, aux)
 		}
 	})
 	if p.Mode == ModeClusterPolicy {
@@ -53,7 +54,7 @@ func (p *Profile) candidates(facts *nodefacts.Set, nodes []*corev1.Node) {
 				continue
 			}
 			if ref, _, err := p.Drivers[0].Ref(f.Kernel, t); err == nil {
-				_, tag := SplitRef(ref)
+				_, tag := nodefacts.SplitRef(ref)
 				f.Image.Candidates = append(f.Image.Candidates, tag)
 			}
 		}
@@ -61,7 +62,7 @@ func (p *Profile) candidates(facts *nodefacts.Set, nodes []*corev1.Node) {
 }
 
 // resolve sets f.Image, f.Tag and the problems that stand in their way.
-func (p *Profile) resolve(l map[string]string, f *nodefacts.Facts) {
+func (p *Profile) resolve(l map[string]string, f *nodefacts.Facts, aux auxMemo) {
 	d, why := p.owner(l)
 	img := nodefacts.Image{OSTag: OSTag(f.OSID, f.OSVersion, p.Version)}
 	f.Problems = p.relevant(f.Problems, d)
@@ -83,11 +84,31 @@ func (p *Profile) resolve(l map[string]string, f *nodefacts.Facts) {
 		return // Build checked every driver
 	}
 	f.Image.Ref, f.Image.Digest = ref, digest
-	f.Image.Repository, f.Tag = SplitRef(ref)
+	f.Image.Repository, f.Tag = nodefacts.SplitRef(ref)
 	if digest {
 		f.Tag = ""
 	}
-	f.Image.Aux = auxImages(d, img.OSTag)
+	f.Image.Aux = aux.of(d, img.OSTag)
+}
+
+// auxMemo holds the driver pod's other images by driver and OS tag: the
+// same for every node of a pool, composed (and parsed) once per pool and
+// shared, read-only, by the nodes' facts.
+type auxMemo map[struct {
+	d     *Driver
+	osTag string
+}][]nodefacts.AuxImage
+
+func (m auxMemo) of(d *Driver, osTag string) []nodefacts.AuxImage {
+	k := struct {
+		d     *Driver
+		osTag string
+	}{d, osTag}
+	if imgs, ok := m[k]; ok {
+		return imgs
+	}
+	m[k] = auxImages(d, osTag)
+	return m[k]
 }
 
 // auxImages are the driver pod's other images on a node of OS tag osTag.
@@ -103,7 +124,7 @@ func auxImages(d *Driver, osTag string) []nodefacts.AuxImage {
 			continue
 		}
 		ai.Ref, ai.Digest = ref, strings.Contains(ref, "@sha256:")
-		ai.Repository, ai.Tag = SplitRef(ref)
+		ai.Repository, ai.Tag = nodefacts.SplitRef(ref)
 		if ai.Digest {
 			ai.Tag = ""
 		}

@@ -3,6 +3,8 @@ package operator
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
 )
 
 // Labels and annotations the DaemonSet controller keeps: the template
@@ -33,7 +35,7 @@ func PendingChanges(daemonSets []*appsv1.DaemonSet, pods []*corev1.Pod, v Versio
 	out := map[string]NodeChange{}
 	for _, p := range pods {
 		ds := ownerOf(p, daemonSets)
-		if ds == nil || !isDriverDaemonSet(ds) || p.Spec.NodeName == "" {
+		if ds == nil || !nodefacts.DriverPodLabels(ds.Spec.Template.Labels) || p.Spec.NodeName == "" {
 			continue
 		}
 		c := NodeChange{Node: p.Spec.NodeName, Scope: ds.Namespace + "/" + ds.Name}
@@ -56,13 +58,6 @@ func PendingChanges(daemonSets []*appsv1.DaemonSet, pods []*corev1.Pod, v Versio
 		out[c.Node] = c
 	}
 	return out
-}
-
-// isDriverDaemonSet: the operator's driver DaemonSets, as the upgrade
-// library selects them (app=nvidia-driver-daemonset), or an NVIDIADriver's.
-func isDriverDaemonSet(ds *appsv1.DaemonSet) bool {
-	l := ds.Spec.Template.Labels
-	return l["app"] == "nvidia-driver-daemonset" || l["app.kubernetes.io/component"] == "nvidia-driver"
 }
 
 func ownerOf(p *corev1.Pod, daemonSets []*appsv1.DaemonSet) *appsv1.DaemonSet {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/internal/repofs"
 )
@@ -209,7 +210,7 @@ func (p *Profile) setVersion(f Flags, objs Objects) error {
 		return nil
 	}
 	for _, img := range objs.Images {
-		repo, tag := SplitRef(img)
+		repo, tag := nodefacts.SplitRef(img)
 		if strings.HasSuffix(repo, "/gpu-operator") {
 			if v, err := ParseVersion(tag); err == nil {
 				p.Version, p.VersionFrom = v, "the gpu-operator image "+img

@@ -39,13 +39,9 @@ func operatorObjects(inv *inventory.Inventory) operator.Objects {
 // and returns the facts of the node named name with the profile's image:
 // what tag needs of a run, without its rules or catalog.
 func NodeFacts(cfg Config, inv *inventory.Inventory, name string) (nodefacts.Facts, *operator.Profile, error) {
-	profile, err := operator.Build(cfg.operatorFlags(), operatorObjects(inv))
+	profile, facts, err := Profile(cfg, inv)
 	if err != nil {
 		return nodefacts.Facts{}, nil, err
-	}
-	facts := nodefacts.All(inv.Nodes)
-	if profile != nil {
-		profile.Apply(facts, inv.Nodes)
 	}
 	f, _ := facts.Get(name)
 	return f, profile, nil
