@@ -19,8 +19,9 @@ type Model struct {
 	Nodes   []*corev1.Node
 	Pods    []*Pod // in model order: files by kind, namespace, name; a cluster's by namespace, name
 	Budgets []*Budget
-	// Unplaced says why a modelled pod is on no node (files only).
-	Unplaced map[*Pod]string
+	// Unplaced are the modelled pods on no node (files only); WhyUnplaced
+	// words why.
+	Unplaced map[*Pod]bool
 
 	node       map[string]*corev1.Node
 	fleet      *sched.Fleet
@@ -50,7 +51,7 @@ type Model struct {
 // A malformed selector is an error naming the object and where it was read.
 func New(inv *inventory.Inventory) (*Model, error) {
 	m := &Model{
-		Live: inv.Live, Nodes: inv.Nodes, Unplaced: map[*Pod]string{},
+		Live: inv.Live, Nodes: inv.Nodes, Unplaced: map[*Pod]bool{},
 		node: map[string]*corev1.Node{}, namespaces: map[string]labels.Set{},
 	}
 	for _, n := range inv.Nodes {

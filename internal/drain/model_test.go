@@ -102,8 +102,8 @@ func TestLabModel(t *testing.T) {
 		}
 	}
 	var unplaced []string
-	for p, why := range m.Unplaced {
-		unplaced = append(unplaced, p.Key()+": "+why)
+	for p := range m.Unplaced {
+		unplaced = append(unplaced, p.Key()+": "+m.WhyUnplaced(p))
 	}
 	if want := "gpu-drv/cuda13-job: 0/4 nodes are available: 4 node(s) didn't match Pod's node affinity/selector."; fmt.Sprint(unplaced) != "["+want+"]" {
 		t.Errorf("unplaced %v, want [%s]", unplaced, want)

@@ -51,11 +51,8 @@ func (m *Model) addCounts(counts map[countKey]int, p *Pod, node string, d int) {
 // cordon evicts nothing), so the first placement ignores cordons;
 // replacements later honour them.
 func (m *Model) place(where func(object.Ref) string) error {
-	s := m.NewSim(Flags{})
+	s := m.placer()
 	s.delta, s.usedDelta = map[countKey]int{}, use{}
-	if slices.ContainsFunc(m.Nodes, func(n *corev1.Node) bool { return n.Spec.Unschedulable }) {
-		s.fleet = sched.NewFleet(uncordoned(m.Nodes), m.keys)
-	}
 	runs := m.Pods
 	placed := make([][]*Pod, len(runs))
 	total := 0
@@ -74,6 +71,34 @@ func (m *Model) place(where func(object.Ref) string) error {
 	m.Pods = slices.Concat(placed...)
 	m.counts, m.used = s.delta, s.usedDelta // the pods as placed
 	return nil
+}
+
+// placer is the Sim that places the pods of the files: it ignores
+// cordons, and words no reason (no answer reads one; WhyUnplaced words
+// it on demand, where a failure worded per replica set was a third of
+// the model's time on a full fleet).
+func (m *Model) placer() *Sim {
+	s := m.NewSim(Flags{})
+	s.Quiet = true
+	if slices.ContainsFunc(m.Nodes, func(n *corev1.Node) bool { return n.Spec.Unschedulable }) {
+		s.fleet = sched.NewFleet(uncordoned(m.Nodes), m.keys)
+	}
+	return s
+}
+
+// WhyUnplaced words why p, a pod of the files on no node, fits none: the
+// scheduler's word on its latest attempt, once every pod of the files
+// has landed (as the scheduler retries a Pending pod when the cluster
+// changes). Nothing leaves a node while the files are placed, so a pod
+// that fitted nowhere then fits nowhere at the end either.
+func (m *Model) WhyUnplaced(p *Pod) string {
+	if !m.Unplaced[p] {
+		return ""
+	}
+	s := m.placer()
+	s.Quiet = false
+	_, why := s.land(p.replicas(0, 1))
+	return why
 }
 
 // maxModelPods bounds the pods placed from files. The kubelet's default
@@ -98,10 +123,10 @@ func (s *Sim) placeRun(run *Pod, limit int) []*Pod {
 			return nil
 		}
 		p := run.replicas(i, 1)
-		node, why := s.land(p)
+		node, _ := s.land(p)
 		if node == "" {
 			rest := run.replicas(i, run.Count-i)
-			s.m.Unplaced[rest] = why
+			s.m.Unplaced[rest] = true
 			return append(out, rest)
 		}
 		p.Node = node

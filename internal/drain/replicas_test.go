@@ -31,7 +31,7 @@ func TestHugeReplicasAreCountedNotModelled(t *testing.T) {
 	if rest.Key() != "default/big-220..2147483646" || rest.Count != 2147483647-220 || rest.Node != "" {
 		t.Fatalf("rest %s count %d on %q", rest.Key(), rest.Count, rest.Node)
 	}
-	if why := m.Unplaced[rest]; why != "0/2 nodes are available: 2 Too many pods." {
+	if why := m.WhyUnplaced(rest); why != "0/2 nodes are available: 2 Too many pods." {
 		t.Fatalf("unplaced because %q", why)
 	}
 	b := budget(m, "min-one")
@@ -72,7 +72,7 @@ spec: {nodeName: a, containers: [{name: c, image: x}]}`
 	}
 	// A pod pinned past what the node admits is refused by its kubelet.
 	m = yamlModel(t, full("a", 0), pinned)
-	if why := m.Unplaced[m.Pods[0]]; why != "the kubelet of a refuses it: Too many pods" {
+	if why := m.WhyUnplaced(m.Pods[0]); why != "the kubelet of a refuses it: Too many pods" {
 		t.Fatalf("pinned pod: %q", why)
 	}
 	// A replacement does not land on a full node.

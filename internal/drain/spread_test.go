@@ -84,7 +84,7 @@ func TestSpreadMinDomains(t *testing.T) {
 // A node without the topology key is rejected, with the scheduler's words.
 func TestSpreadMissingKey(t *testing.T) {
 	m := yamlModel(t, nodes(2), deployment("web", 1, "app: web", spreadOn("topology.kubernetes.io/zone", 1, "")))
-	if len(m.Pods) != 1 || m.Pods[0].Node != "" || !strings.Contains(m.Unplaced[m.Pods[0]], "2 "+ReasonSpreadLabel) {
+	if len(m.Pods) != 1 || m.Pods[0].Node != "" || !strings.Contains(m.WhyUnplaced(m.Pods[0]), "2 "+ReasonSpreadLabel) {
 		t.Fatalf("pods %+v, unplaced %v", m.Pods, m.Unplaced)
 	}
 }
