@@ -20,11 +20,11 @@ type Sim struct {
 	Quiet bool
 
 	m         *Model
-	fleet     *sched.Fleet    // the fleet replacements are placed in
-	at        map[*Pod]string // where a moved pod is now ("" pending)
-	health    map[*Pod]bool   // healthy, for pods whose health changed
-	gone      map[*Pod]bool   // deleted for good (no controller)
-	arrived   map[string][]*Pod
+	fleet     *sched.Fleet          // the fleet replacements are placed in
+	at        layered[*Pod, string] // where a moved pod is now ("" pending)
+	health    layered[*Pod, bool]   // healthy, for pods whose health changed
+	gone      layered[*Pod, bool]   // deleted for good (no controller)
+	arrived   layered[string, []*Pod]
 	pending   []*Pod // evicted pods whose replacement found no node
 	cordoned  map[string]bool
 	cursor    map[*sched.Placement]int
@@ -32,12 +32,12 @@ type Sim struct {
 	failures  map[noRoomKey]failure
 	prune     int // prune failures when there are this many (noroom.go)
 	delta     map[countKey]int
-	usedDelta use                // what moved pods take, since the model
-	freed     nodeSet            // the nodes usedDelta leaves with less taken (roomy.go)
-	changed   nodeSet            // the nodes usedDelta takes more or less of
-	cordonSet nodeSet            // the nodes cordoned, in the same numbering
-	filled    map[fitKey]nodeSet // nodes found full, per request (roomy.go)
-	budgets   map[*Budget]*budgetState
+	usedDelta use                            // what moved pods take, since the model
+	freed     nodeSet                        // the nodes usedDelta leaves with less taken (roomy.go)
+	changed   nodeSet                        // the nodes usedDelta takes more or less of
+	cordonSet nodeSet                        // the nodes cordoned, in the same numbering
+	filled    map[fitKey]nodeSet             // nodes found full, per request (roomy.go)
+	budgets   layered[*Budget, *budgetState] // a frozen state is copied before it changes (state)
 }
 
 // budgetState is a budget's numbers during a simulation. The disruption
@@ -96,13 +96,7 @@ func (m *Model) NewSim(f Flags) *Sim {
 // Clone copies the simulation.
 func (s *Sim) Clone() *Sim {
 	c := *s
-	c.at, c.health, c.gone = maps.Clone(s.at), maps.Clone(s.health), maps.Clone(s.gone)
-	// The lists are only appended to: sharing them capped at their length
-	// makes the first append of either copy its own.
-	c.arrived = maps.Clone(s.arrived)
-	for k, v := range c.arrived {
-		c.arrived[k] = v[:len(v):len(v)]
-	}
+	c.at, c.health, c.gone, c.arrived, c.budgets = s.at.clone(), s.health.clone(), s.gone.clone(), s.arrived.clone(), s.budgets.clone()
 	c.pending = append([]*Pod(nil), s.pending...)
 	c.cordoned, c.cursor, c.delta = maps.Clone(s.cordoned), maps.Clone(s.cursor), maps.Clone(s.delta)
 	c.failures = s.liveFailures()
@@ -115,14 +109,6 @@ func (s *Sim) Clone() *Sim {
 		}
 		c.filled[k] = slices.Clone(f)
 	}
-	c.budgets = nil
-	for k, v := range s.budgets {
-		if c.budgets == nil {
-			c.budgets = map[*Budget]*budgetState{}
-		}
-		bs := *v
-		c.budgets[k] = &bs
-	}
 	return &c
 }
 
@@ -131,7 +117,7 @@ func (s *Sim) Model() *Model { return s.m }
 
 // NodeOf returns where p is now ("" when on no node).
 func (s *Sim) NodeOf(p *Pod) string {
-	if n, ok := s.at[p]; ok {
+	if n, ok := s.at.get(p); ok {
 		return n
 	}
 	return p.Node
@@ -160,9 +146,10 @@ func (s *Sim) Cordoned(node string) bool { return s.cordoned[node] }
 func (s *Sim) PodsOn(node string) []*Pod {
 	seen := map[*Pod]bool{}
 	var out []*Pod
-	for _, list := range [][]*Pod{s.m.onNode[node], s.arrived[node]} {
+	arrived, _ := s.arrived.get(node)
+	for _, list := range [][]*Pod{s.m.onNode[node], arrived} {
 		for _, p := range list {
-			if !seen[p] && !s.gone[p] && s.NodeOf(p) == node {
+			if gone, _ := s.gone.get(p); !seen[p] && !gone && s.NodeOf(p) == node {
 				seen[p] = true
 				out = append(out, p)
 			}
@@ -250,7 +237,7 @@ func (s *Sim) evict(p *Pod) Outcome {
 // candidate is p as the eviction API sees it now: a replacement that landed
 // is Running and Ready.
 func (s *Sim) candidate(p *Pod) Candidate {
-	if _, moved := s.at[p]; moved {
+	if _, moved := s.at.get(p); moved {
 		return Candidate{Phase: corev1.PodRunning, Ready: true}
 	}
 	return p.candidate()
@@ -264,10 +251,7 @@ func (s *Sim) replace(p *Pod) Eviction {
 	s.setHealthy(p, false)
 	s.move(p, "")
 	if p.Controller == "" || p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed {
-		if s.gone == nil {
-			s.gone = map[*Pod]bool{}
-		}
-		s.gone[p] = true
+		s.gone.set(p, true)
 		e.Gone = true
 		return e
 	}
@@ -305,8 +289,8 @@ func (s *Sim) wouldLand(p *Pod) bool {
 }
 
 func (s *Sim) move(p *Pod, to string) {
-	if s.at == nil {
-		s.at, s.arrived, s.delta = map[*Pod]string{}, map[string][]*Pod{}, map[countKey]int{}
+	if s.delta == nil {
+		s.delta = map[countKey]int{}
 	}
 	if from := s.NodeOf(p); from != "" {
 		s.leaves(p, from)
@@ -315,17 +299,20 @@ func (s *Sim) move(p *Pod, to string) {
 		s.noteUse(from)
 		s.unfill(from)
 	}
-	s.at[p] = to
+	s.at.set(p, to)
 	if to != "" {
 		s.m.addCounts(s.delta, p, to, 1)
 		s.usedDelta.add(to, p, 1)
-		s.arrived[to] = append(s.arrived[to], p)
+		// A frozen list is shared: capped at its length, the append
+		// copies it.
+		list, _ := s.arrived.get(to)
+		s.arrived.set(to, append(list[:len(list):len(list)], p))
 		s.noteUse(to)
 	}
 }
 
 func (s *Sim) isHealthy(p *Pod) bool {
-	if h, ok := s.health[p]; ok {
+	if h, ok := s.health.get(p); ok {
 		return h
 	}
 	return p.healthy()
@@ -336,10 +323,7 @@ func (s *Sim) setHealthy(p *Pod, h bool) {
 	if s.isHealthy(p) == h {
 		return
 	}
-	if s.health == nil {
-		s.health = map[*Pod]bool{}
-	}
-	s.health[p] = h
+	s.health.set(p, h)
 	d := int32(-1)
 	if h {
 		d = 1
@@ -350,21 +334,26 @@ func (s *Sim) setHealthy(p *Pod, h bool) {
 }
 
 func (s *Sim) state(b *Budget) *budgetState {
-	bs, ok := s.budgets[b]
-	if !ok {
-		c := b.Count
-		bs = &budgetState{expected: c.Expected, desired: c.Desired, healthy: c.Healthy, syncErr: c.SyncErr}
-		if s.budgets == nil {
-			s.budgets = map[*Budget]*budgetState{}
-		}
-		s.budgets[b] = bs
+	if bs, ok := s.budgets.own[b]; ok {
+		return bs
 	}
-	return bs
+	bs := s.stateNow(b) // a frozen state is shared with a clone
+	s.budgets.set(b, &bs)
+	return &bs
+}
+
+// stateNow is b's numbers now, to read.
+func (s *Sim) stateNow(b *Budget) budgetState {
+	if bs, ok := s.budgets.get(b); ok {
+		return *bs
+	}
+	c := b.Count
+	return budgetState{expected: c.Expected, desired: c.Desired, healthy: c.Healthy, syncErr: c.SyncErr}
 }
 
 // Count is b's status now.
 func (s *Sim) Count(b *Budget) Count {
-	bs := s.state(b)
+	bs := s.stateNow(b)
 	c := Count{Expected: bs.expected, Desired: bs.desired - bs.relax, Healthy: bs.healthy, SyncErr: bs.syncErr}
 	if bs.asInt {
 		c.Expected, c.Desired, c.SyncErr = b.Size(), bs.intBase-bs.relax, ""
