@@ -278,7 +278,11 @@ func (s *Sim) count(k countKey) int { return s.m.counts[k] + s.delta[k] }
 
 // whyNot words a failed placement like the scheduler's FitError:
 // "0/4 nodes are available: 1 node(s) were unschedulable, 3 node(s) didn't
-// match pod anti-affinity rules."
+// match pod anti-affinity rules." Each node counts under the first filter
+// it fails, in the scheduler's order (pkg/scheduler/apis/config/v1/
+// default_plugins.go; the framework stops at a node's first failure):
+// NodeUnschedulable; TaintToleration and NodeAffinity (pl.Reasons);
+// NodeResourcesFit; PodTopologySpread; InterPodAffinity.
 func (s *Sim) whyNot(p *Pod, pl *sched.Placement, nodes []*corev1.Node, tolerates bool, rules []rule) string {
 	reasons := map[string]int{}
 	for r, n := range pl.Reasons {
@@ -289,19 +293,19 @@ func (s *Sim) whyNot(p *Pod, pl *sched.Placement, nodes []*corev1.Node, tolerate
 	r := s.m.roomFor(pl, p, nodes)
 	floors := s.spreadFloors(p, pl, nil)
 	for i, n := range nodes {
-		switch {
-		case !tolerates && s.isCordoned(r, i, n):
+		if !tolerates && s.isCordoned(r, i, n) {
 			reasons[sched.ReasonUnschedulable]++
-		case s.conflicts(rules, n, nil, nil):
-			reasons[ReasonAntiAffinity]++
+			continue
+		}
+		if why := s.unfit(p, n, r, i); why != "" {
+			reasons[why]++
+			continue
+		}
+		switch {
 		case floors != nil && s.skewed(p, n, floors, nil) != "":
 			reasons[s.skewed(p, n, floors, nil)]++
-		case r != nil && r.why[i] != 0 && !s.changed.has(int(r.order[i])):
-			reasons[s.m.reasons.word(r.why[i])]++
-		default:
-			if fits, why := s.fits(p, n, nil); !fits {
-				reasons[why]++
-			}
+		case s.conflicts(rules, n, nil, nil):
+			reasons[ReasonAntiAffinity]++
 		}
 	}
 	parts := make([]string, 0, len(reasons))
@@ -310,6 +314,16 @@ func (s *Sim) whyNot(p *Pod, pl *sched.Placement, nodes []*corev1.Node, tolerate
 	}
 	sort.Strings(parts)
 	return fmt.Sprintf("0/%d nodes are available: %s.", pl.Total, strings.Join(parts, ", "))
+}
+
+// unfit is why n has no room for p now ("" when it has): the reason as
+// read for a node no pod moved on or off (r's), else fits'.
+func (s *Sim) unfit(p *Pod, n *corev1.Node, r *roomy, i int) string {
+	if r != nil && !s.changed.has(int(r.order[i])) {
+		return s.m.reasons.word(r.why[i])
+	}
+	_, why := s.fits(p, n, nil)
+	return why
 }
 
 // isCordoned says whether n, at position i of r's nodes, is cordoned now.

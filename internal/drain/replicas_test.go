@@ -193,3 +193,23 @@ func TestFailedSearchIsRedoneWhenRoomIsFreed(t *testing.T) {
 		t.Fatalf("uncordon c: %+v", landed)
 	}
 }
+
+// A node that fails two of the scheduler's filters counts under the first
+// in its order: NodeResourcesFit before InterPodAffinity
+// (pkg/scheduler/apis/config/v1/default_plugins.go; the framework stops at
+// a node's first failing filter). The replacement of web-0 meets a
+// cordoned a, b with room but a web pod, and c full and with a web pod.
+func TestWhyNotCountsTheFirstFailingFilter(t *testing.T) {
+	node := func(name string, pods int) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: Node\nmetadata: {name: %s, labels: {kubernetes.io/hostname: %s}}\nstatus: {allocatable: {pods: %q}}", name, name, fmt.Sprint(pods))
+	}
+	m := yamlModel(t, node("a", 2), node("b", 2), node("c", 1), deployment("web", 3, "app: web", hostnameAnti))
+	res := m.NewSim(Flags{Force: true}).Drain("a")
+	if len(res.Evicted) != 1 {
+		t.Fatalf("drain %+v", res)
+	}
+	want := "0/3 nodes are available: 1 Too many pods, 1 node(s) didn't match pod anti-affinity rules, 1 node(s) were unschedulable."
+	if e := res.Evicted[0]; e.To != "" || e.Why != want {
+		t.Fatalf("replacement to %q: %q, want %q", e.To, e.Why, want)
+	}
+}
