@@ -219,6 +219,7 @@ func (m *Model) addPod(p *Pod) {
 		p.Count = 1
 	}
 	p.gpu, p.holds = gpuRequests(p.Spec), holdsNode(p.Phase)
+	p.toleratesCordon = sched.ToleratesCordon(p.Spec)
 	m.Pods = append(m.Pods, p)
 }
 

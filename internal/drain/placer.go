@@ -206,7 +206,7 @@ func (s *Sim) search(p *Pod, dry, quiet bool) (node, why string) {
 	}
 	pl := s.m.placement(s.fleet, p.Spec)
 	nodes := s.m.eligible(pl)
-	tolerates := sched.ToleratesCordon(p.Spec)
+	tolerates := p.toleratesCordon
 	rules := s.m.rulesFor(p.group)
 	key := searchKey(pl, p, rules, tolerates, self)
 	// A spread constraint's failure may end when a pod lands elsewhere

@@ -45,6 +45,8 @@ type Pod struct {
 	group *group
 	gpu   []request // its GPU requests (gpuRequests)
 	holds bool      // it takes one of its node's pods (holdsNode)
+	// toleratesCordon: it may land on a cordoned node (asked per search).
+	toleratesCordon bool
 }
 
 // Key is namespace/name.

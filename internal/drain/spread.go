@@ -119,7 +119,7 @@ func (s *Sim) spreadFloors(p *Pod, pl *sched.Placement, self *corev1.Node) sprea
 		return nil
 	}
 	floors := make(spreadFloor, len(p.group.spread))
-	tolerates := sched.ToleratesCordon(p.Spec)
+	tolerates := p.toleratesCordon
 	for i, t := range p.group.spread {
 		least, domains := -1, map[string]bool{}
 		for _, c := range pl.Classes {
