@@ -44,6 +44,9 @@ type Model struct {
 	order    map[string]int
 	global   map[*sched.Placement][]int32 // eligible position -> model order
 	gpuNames []corev1.ResourceName        // every GPU resource a pod asks for
+	// Search keys, numbered (searchKeyOf).
+	keyIDs  map[noRoomKey]int32
+	keyList []noRoomKey
 }
 
 // New builds the model of inv: from a cluster (inv.Live) its pods and

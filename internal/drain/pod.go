@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/drvcheck/drvcheck/internal/object"
+	"github.com/drvcheck/drvcheck/internal/sched"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -47,6 +48,9 @@ type Pod struct {
 	holds bool      // it takes one of its node's pods (holdsNode)
 	// toleratesCordon: it may land on a cordoned node (asked per search).
 	toleratesCordon bool
+	// keyID numbers its search key in the fleet keyed (searchKeyOf).
+	keyed *sched.Fleet
+	keyID int32
 }
 
 // Key is namespace/name.

@@ -203,28 +203,6 @@ func (s *Sim) Run(node string, phase Phase) DrainResult {
 	return res
 }
 
-// Uncordon makes node schedulable again and lets Pending replacements land.
-func (s *Sim) Uncordon(node string) []Eviction {
-	delete(s.cordoned, node)
-	if i, ok := s.m.order[node]; ok {
-		s.cordonSet.clear(i)
-	}
-	s.room.freed++
-	var landed []Eviction
-	waiting := s.pending
-	s.pending = nil
-	for _, p := range waiting {
-		if to, _ := s.search(p, false, true); to != "" { // who stays Pending is not told why
-			s.move(p, to)
-			s.setHealthy(p, true)
-			landed = append(landed, Eviction{Pod: p, To: to})
-		} else {
-			s.pending = append(s.pending, p)
-		}
-	}
-	return landed
-}
-
 // evict asks the eviction API about p under its budgets' current numbers.
 func (s *Sim) evict(p *Pod) Outcome {
 	gates := make([]*Gate, len(p.Budgets))

@@ -1,0 +1,125 @@
+package drain
+
+import (
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/drvcheck/drvcheck/internal/sched"
+)
+
+// Uncordon makes node schedulable again and lets Pending replacements land.
+//
+// A rollout uncordons every node it upgrades while the replacements of a
+// full fleet wait (on packed, 5,000 uncordons with a thousand pods
+// waiting), and a search per waiting pod and uncordon was a sixth of
+// plan --all's time. Waiting pods that ask the same of a node (one search
+// key) are decided together instead: a key whose search failed since room
+// was last freed fits on no node but, now, perhaps on node (room freed
+// anywhere ends every remembered failure, noroom.go), so its pods test
+// node alone; once one of a key's pods finds no node, the key's later
+// pods find none either, as landing only takes room. The pods are still
+// taken in the order they wait, as the scheduler's queue would.
+func (s *Sim) Uncordon(node string) []Eviction {
+	before := s.room
+	delete(s.cordoned, node)
+	if i, ok := s.m.order[node]; ok {
+		s.cordonSet.clear(i)
+	}
+	s.room.freed++
+	var landed []Eviction
+	waiting := s.pending
+	s.pending = nil
+	decided := map[int32]waitState{}
+	for _, p := range waiting {
+		id, key := s.m.searchKeyOf(s.fleet, p)
+		st, seen := decided[id]
+		if !seen {
+			st = s.waitState(p, key, before)
+		}
+		to := ""
+		switch st {
+		case onlyHere:
+			to = s.landOn(p, node)
+		case searches, spreads:
+			to, _ = s.search(p, false, true) // who stays Pending is not told why
+		}
+		if to != "" {
+			s.move(p, to)
+			s.setHealthy(p, true)
+			landed = append(landed, Eviction{Pod: p, To: to})
+		} else {
+			s.pending = append(s.pending, p)
+			if st != spreads && remembers {
+				st = stays
+			}
+		}
+		decided[id] = st
+	}
+	return landed
+}
+
+// waitState is what an uncordon does with a waiting pod's search key.
+type waitState uint8
+
+const (
+	searches waitState = iota // a search of every node
+	onlyHere                  // the uncordoned node alone
+	stays                     // nothing: a pod of the key just found no node
+	spreads                   // a search, every time: spread constraints' failures are never remembered
+)
+
+// waitState decides for the first pod of a key: onlyHere when its search
+// was remembered to fail under the room as it was before the uncordon.
+func (s *Sim) waitState(p *Pod, key noRoomKey, before noRoom) waitState {
+	pl := s.m.placement(s.fleet, p.Spec)
+	if s.spreadFloors(p, pl, nil) != nil {
+		return spreads
+	}
+	f, ok := s.failures[key]
+	if !ok || !remembers || f.at.freed != before.freed || (key.tolerates && f.at.freedCordoned != before.freedCordoned) {
+		return searches
+	}
+	return onlyHere
+}
+
+// landOn is search for a pod that fits nowhere but perhaps on node: node
+// when p's constraints admit it and it has room, as search would find it,
+// cursor and all; else "", and the failure is remembered.
+func (s *Sim) landOn(p *Pod, node string) string {
+	pl := s.m.placement(s.fleet, p.Spec)
+	nodes := s.m.eligible(pl)
+	rules := s.m.rulesFor(p.group)
+	pos, ok := slices.BinarySearchFunc(nodes, node, func(n *corev1.Node, name string) int { return strings.Compare(n.Name, name) })
+	if ok && !s.conflicts(rules, nodes[pos], p.group, nil) {
+		if fits, _ := s.fits(p, nodes[pos], nil); fits {
+			s.setCursor(pl, (pos+1)%len(nodes))
+			return node
+		}
+		s.noteFull(p, node)
+	}
+	s.remember(searchKey(pl, p, rules, p.toleratesCordon, nil), failure{})
+	return ""
+}
+
+// searchKeyOf is p's search key in fleet (as search makes it, without a
+// node it leaves) and a number for it, kept on the pod: the key is the
+// same for as long as the fleet is.
+func (m *Model) searchKeyOf(fleet *sched.Fleet, p *Pod) (int32, noRoomKey) {
+	if p.keyed == fleet && fleet != nil {
+		return p.keyID, m.keyList[p.keyID]
+	}
+	k := searchKey(m.placement(fleet, p.Spec), p, m.rulesFor(p.group), p.toleratesCordon, nil)
+	id, ok := m.keyIDs[k]
+	if !ok {
+		if m.keyIDs == nil {
+			m.keyIDs = map[noRoomKey]int32{}
+		}
+		id = int32(len(m.keyList))
+		m.keyIDs[k] = id
+		m.keyList = append(m.keyList, k)
+	}
+	p.keyed, p.keyID = fleet, id
+	return id, k
+}
