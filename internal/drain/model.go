@@ -44,6 +44,7 @@ type Model struct {
 	order    map[string]int
 	global   map[*sched.Placement][]int32 // eligible position -> model order
 	gpuNames []corev1.ResourceName        // every GPU resource a pod asks for
+	stamps   uint32                       // the last stamp of a node's change in any Sim (unfit)
 	// Search keys, numbered (searchKeyOf).
 	keyIDs  map[noRoomKey]int32
 	keyList []noRoomKey

@@ -40,6 +40,14 @@ type roomy struct {
 	eligible nodeSet // every position, by the model's order
 	order    []int32
 	why      []uint8 // an index in reasons; 0 when it had room
+	// seen is why, for every position, as a Sim last worded it, and the
+	// node's stamp then (unfit).
+	seen []seenWhy
+}
+
+type seenWhy struct {
+	stamp uint32
+	why   uint8
 }
 
 // reasons are the words of why, shared: a fit fails for few reasons ("Too
@@ -321,6 +329,11 @@ func (s *Sim) noteUse(node string) {
 	}
 	s.freed.put(i, freed)
 	s.changed.put(i, changed)
+	if s.stamp == nil {
+		s.stamp = make([]uint32, len(s.m.Nodes))
+	}
+	s.m.stamps++
+	s.stamp[i] = s.m.stamps
 }
 
 // A node that had room in the model as read fills as replacements land

@@ -32,12 +32,15 @@ type Sim struct {
 	failures  map[noRoomKey]failure
 	prune     int // prune failures when there are this many (noroom.go)
 	delta     map[countKey]int
-	usedDelta use                            // what moved pods take, since the model
-	freed     nodeSet                        // the nodes usedDelta leaves with less taken (roomy.go)
-	changed   nodeSet                        // the nodes usedDelta takes more or less of
-	cordonSet nodeSet                        // the nodes cordoned, in the same numbering
-	filled    map[fitKey]nodeSet             // nodes found full, per request (roomy.go)
-	budgets   layered[*Budget, *budgetState] // a frozen state is copied before it changes (state)
+	usedDelta use                // what moved pods take, since the model
+	freed     nodeSet            // the nodes usedDelta leaves with less taken (roomy.go)
+	changed   nodeSet            // the nodes usedDelta takes more or less of
+	cordonSet nodeSet            // the nodes cordoned, in the same numbering
+	filled    map[fitKey]nodeSet // nodes found full, per request (roomy.go)
+	// stamp is, by the model's order, the number of the last change of
+	// what a node's pods take, unique across the model's Sims (unfit).
+	stamp   []uint32
+	budgets layered[*Budget, *budgetState] // a frozen state is copied before it changes (state)
 }
 
 // budgetState is a budget's numbers during a simulation. The disruption
@@ -101,7 +104,7 @@ func (s *Sim) Clone() *Sim {
 	c.cordoned, c.cursor, c.delta = maps.Clone(s.cordoned), maps.Clone(s.cursor), maps.Clone(s.delta)
 	c.failures = s.liveFailures()
 	c.usedDelta = s.usedDelta.clone()
-	c.freed, c.changed, c.cordonSet = slices.Clone(s.freed), slices.Clone(s.changed), slices.Clone(s.cordonSet)
+	c.freed, c.changed, c.cordonSet, c.stamp = slices.Clone(s.freed), slices.Clone(s.changed), slices.Clone(s.cordonSet), slices.Clone(s.stamp)
 	c.filled = nil
 	for k, f := range s.filled {
 		if c.filled == nil {
