@@ -1,7 +1,6 @@
 package drain
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
@@ -18,10 +17,10 @@ const DefaultMaxPods = 110
 // use is what the pods on each node take of it: pods, and GPU requests per
 // resource (nvidia.com/gpu, MIG slices). Pods have a map of their own,
 // keyed by the node's name alone: every search looks them up on every node
-// it tries. A simulation copies both whole.
+// it tries. A Sim's clone shares what it had (layered.go).
 type use struct {
-	pods map[string]int32
-	gpus map[useKey]int64
+	pods layered[string, int32]
+	gpus layered[useKey, int64]
 }
 
 type useKey struct {
@@ -36,37 +35,28 @@ type request struct {
 }
 
 // names lists the GPU resources u counts.
-func (u use) names() []corev1.ResourceName {
+func (u *use) names() []corev1.ResourceName {
 	var out []corev1.ResourceName
-	for k := range u.gpus {
-		if !slices.Contains(out, k.name) {
-			out = append(out, k.name)
+	for _, level := range append([]map[useKey]int64{u.gpus.own}, u.gpus.frozen...) {
+		for k := range level {
+			if !slices.Contains(out, k.name) {
+				out = append(out, k.name)
+			}
 		}
 	}
 	return out
 }
 
-func (u use) clone() use { return use{pods: maps.Clone(u.pods), gpus: maps.Clone(u.gpus)} }
+func (u *use) clone() use { return use{pods: u.pods.clone(), gpus: u.gpus.clone()} }
 
-// add counts p on node, or takes it off with sign -1. The maps are made on
-// first write: most pods ask for no GPU, and most simulations move few.
+// add counts p on node, or takes it off with sign -1.
 func (u *use) add(node string, p *Pod, sign int32) {
 	if p.holds {
-		if u.pods == nil {
-			u.pods = map[string]int32{}
-		}
-		if u.pods[node] += sign; u.pods[node] == 0 {
-			delete(u.pods, node) // what cancels out is not kept, nor cloned
-		}
+		u.pods.set(node, u.pods.at(node)+sign)
 	}
 	for _, r := range p.gpu {
-		if u.gpus == nil {
-			u.gpus = map[useKey]int64{}
-		}
 		k := useKey{node, r.name}
-		if u.gpus[k] += int64(sign) * r.value; u.gpus[k] == 0 {
-			delete(u.gpus, k)
-		}
+		u.gpus.set(k, u.gpus.at(k)+int64(sign)*r.value)
 	}
 }
 
@@ -114,7 +104,7 @@ func holdsNode(phase corev1.PodPhase) bool {
 func (s *Sim) fits(p *Pod, n *corev1.Node, self *corev1.Node) (bool, string) {
 	leaving := self != nil && self.Name == n.Name
 	if p.holds {
-		used := int64(s.m.used.pods[n.Name] + s.usedDelta.pods[n.Name])
+		used := int64(s.m.used.pods.at(n.Name) + s.usedDelta.pods.at(n.Name))
 		if leaving {
 			used--
 		}
@@ -129,7 +119,7 @@ func (s *Sim) fits(p *Pod, n *corev1.Node, self *corev1.Node) (bool, string) {
 	for _, r := range p.gpu {
 		alloc := list[r.name]
 		k := useKey{n.Name, r.name}
-		used := s.m.used.gpus[k] + s.usedDelta.gpus[k]
+		used := s.m.used.gpus.at(k) + s.usedDelta.gpus.at(k)
 		if leaving {
 			used -= r.value
 		}

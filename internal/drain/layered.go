@@ -30,6 +30,12 @@ func (l *layered[K, V]) get(k K) (V, bool) {
 	return zero, false
 }
 
+// at is k's value, the zero value when l has none.
+func (l *layered[K, V]) at(k K) V {
+	v, _ := l.get(k)
+	return v
+}
+
 func (l *layered[K, V]) set(k K, v V) {
 	if l.own == nil {
 		l.own = map[K]V{}

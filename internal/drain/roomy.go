@@ -321,10 +321,10 @@ func (s *Sim) noteUse(node string) {
 	if !ok {
 		return
 	}
-	d := s.usedDelta.pods[node]
+	d := s.usedDelta.pods.at(node)
 	freed, changed := d < 0, d != 0
 	for _, name := range s.m.gpuNames {
-		d := s.usedDelta.gpus[useKey{node, name}]
+		d := s.usedDelta.gpus.at(useKey{node, name})
 		freed, changed = freed || d < 0, changed || d != 0
 	}
 	s.freed.put(i, freed)
