@@ -44,9 +44,13 @@ func (l *layered[K, V]) set(k K, v V) {
 }
 
 // clone freezes what l holds and returns a map that shares it.
-func (l *layered[K, V]) clone() layered[K, V] {
+func (l *layered[K, V]) clone() layered[K, V] { return l.cloneKeeping(nil) }
+
+// cloneKeeping is clone, leaving out of the levels it merges the entries
+// keep refuses (nil keeps all): those neither side will read again.
+func (l *layered[K, V]) cloneKeeping(keep func(V) bool) layered[K, V] {
 	if len(l.own) > 0 {
-		l.frozen = freeze(l.own, l.frozen)
+		l.frozen = freeze(l.own, l.frozen, keep)
 		l.own = nil
 	}
 	return layered[K, V]{frozen: l.frozen}
@@ -55,14 +59,17 @@ func (l *layered[K, V]) clone() layered[K, V] {
 // freeze puts m on top of levels in a new slice (levels may be shared),
 // merging levels from the top while the upper holds at least half the
 // lower's entries.
-func freeze[K comparable, V any](m map[K]V, levels []map[K]V) []map[K]V {
+func freeze[K comparable, V any](m map[K]V, levels []map[K]V, keep func(V) bool) []map[K]V {
 	for len(levels) > 0 && 2*len(m) >= len(levels[0]) {
 		merged := make(map[K]V, len(m)+len(levels[0]))
-		for k, v := range levels[0] {
-			merged[k] = v
-		}
-		for k, v := range m {
-			merged[k] = v // the newer level wins
+		for _, level := range []map[K]V{levels[0], m} { // the newer level wins
+			for k, v := range level {
+				if keep == nil || keep(v) {
+					merged[k] = v
+				} else {
+					delete(merged, k)
+				}
+			}
 		}
 		m, levels = merged, levels[1:]
 	}

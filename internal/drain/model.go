@@ -31,7 +31,7 @@ type Model struct {
 	topoKeys   []string
 	namespaces map[string]labels.Set
 	onNode     map[string][]*Pod
-	counts     map[countKey]int
+	counts     layered[countKey, int] // pods per anti-affinity domain, as read or placed
 
 	used          use                   // requests per node, as read or placed
 	gpuDaemons    []*inventory.Workload // files: DaemonSets whose pods use GPUs
@@ -41,6 +41,7 @@ type Model struct {
 	roomy    map[fitKey]*roomy
 	reasons  reasons
 	whole    bool // New has returned: the pods are placed, m.used holds them
+	placed   bool // place counted the files' pods (index need not)
 	order    map[string]int
 	global   map[*sched.Placement][]int32 // eligible position -> model order
 	gpuNames []corev1.ResourceName        // every GPU resource a pod asks for
@@ -142,9 +143,9 @@ func (m *Model) prepare() {
 // anti-affinity domain.
 func (m *Model) index() {
 	m.onNode = map[string][]*Pod{}
-	count := m.counts == nil
+	count := !m.placed
 	if count {
-		m.counts, m.used = map[countKey]int{}, use{}
+		m.counts, m.used = layered[countKey, int]{}, use{}
 	}
 	for _, p := range m.Pods {
 		if p.Node == "" {
@@ -152,7 +153,7 @@ func (m *Model) index() {
 		}
 		m.onNode[p.Node] = append(m.onNode[p.Node], p)
 		if count {
-			m.addCounts(m.counts, p, p.Node, 1)
+			m.addCounts(&m.counts, p, p.Node, 1)
 			m.used.add(p.Node, p, 1)
 		}
 	}

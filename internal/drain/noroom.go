@@ -64,7 +64,7 @@ type failure struct {
 
 // failed returns the remembered failure when the search k is known to fail.
 func (s *Sim) failed(k noRoomKey, tolerates bool) (failure, bool) {
-	f, ok := s.failures[k]
+	f, ok := s.failures.get(k)
 	if !ok || !remembers || f.at.freed != s.room.freed || (tolerates && f.at.freedCordoned != s.room.freedCordoned) {
 		return failure{}, false
 	}
@@ -72,23 +72,27 @@ func (s *Sim) failed(k noRoomKey, tolerates bool) (failure, bool) {
 }
 
 func (s *Sim) remember(k noRoomKey, f failure) {
-	if s.failures == nil {
-		s.failures = map[noRoomKey]failure{}
-	}
-	if len(s.failures) >= s.prune {
-		s.failures = s.liveFailures()
-		s.prune = 2*len(s.failures) + 1024
+	if len(s.failures.own) >= s.prune {
+		s.failures.own = s.liveFailures()
+		s.prune = 2*len(s.failures.own) + 1024
 	}
 	f.at = s.room
-	s.failures[k] = f
+	s.failures.set(k, f)
 }
 
-// liveFailures copies the failures that may still hold: room freed since
-// one was found ends it for good (the counts only grow), and a long
-// simulation would otherwise keep, and clone, every failure it ever met.
+// cloneFailures shares the failures with a clone; the levels it merges
+// keep only those that may still hold.
+func (s *Sim) cloneFailures() layered[noRoomKey, failure] {
+	return s.failures.cloneKeeping(func(f failure) bool { return f.at.freed == s.room.freed })
+}
+
+// liveFailures copies the failures of the Sim's own map that may still
+// hold: room freed since one was found ends it for good (the counts only
+// grow), and a long simulation would otherwise keep every failure it ever
+// met.
 func (s *Sim) liveFailures() map[noRoomKey]failure {
-	out := make(map[noRoomKey]failure, len(s.failures))
-	for k, f := range s.failures {
+	out := make(map[noRoomKey]failure, len(s.failures.own))
+	for k, f := range s.failures.own {
 		if f.at.freed == s.room.freed {
 			out[k] = f
 		}

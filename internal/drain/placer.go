@@ -24,7 +24,7 @@ type countKey struct {
 }
 
 // addCounts adds d to the domain counts of p on node.
-func (m *Model) addCounts(counts map[countKey]int, p *Pod, node string, d int) {
+func (m *Model) addCounts(counts *layered[countKey, int], p *Pod, node string, d int) {
 	n := m.node[node]
 	if n == nil || p.group == nil || !p.group.counted {
 		return // no rule reads where this pod is
@@ -32,9 +32,7 @@ func (m *Model) addCounts(counts map[countKey]int, p *Pod, node string, d int) {
 	for _, k := range m.topoKeys {
 		if v, ok := n.Labels[k]; ok {
 			ck := countKey{p.group, k, v}
-			if counts[ck] += d; counts[ck] == 0 {
-				delete(counts, ck) // a Sim's deltas stay as small as what moved for good
-			}
+			counts.set(ck, counts.at(ck)+d)
 		}
 	}
 }
@@ -52,7 +50,7 @@ func (m *Model) addCounts(counts map[countKey]int, p *Pod, node string, d int) {
 // replacements later honour them.
 func (m *Model) place(where func(object.Ref) string) error {
 	s := m.placer()
-	s.delta, s.usedDelta = map[countKey]int{}, use{}
+	s.delta, s.usedDelta = layered[countKey, int]{}, use{}
 	runs := m.Pods
 	placed := make([][]*Pod, len(runs))
 	total := 0
@@ -69,7 +67,7 @@ func (m *Model) place(where func(object.Ref) string) error {
 		}
 	}
 	m.Pods = slices.Concat(placed...)
-	m.counts, m.used = s.delta, s.usedDelta // the pods as placed
+	m.counts, m.used, m.placed = s.delta, s.usedDelta, true // the pods as placed
 	return nil
 }
 
@@ -130,7 +128,7 @@ func (s *Sim) placeRun(run *Pod, limit int) []*Pod {
 			return append(out, rest)
 		}
 		p.Node = node
-		s.m.addCounts(s.delta, p, node, 1)
+		s.m.addCounts(&s.delta, p, node, 1)
 		s.usedDelta.add(node, p, 1)
 		out = append(out, p)
 	}
@@ -274,7 +272,7 @@ func (s *Sim) conflicts(rules []rule, n *corev1.Node, g *group, self *corev1.Nod
 	return false
 }
 
-func (s *Sim) count(k countKey) int { return s.m.counts[k] + s.delta[k] }
+func (s *Sim) count(k countKey) int { return s.m.counts.at(k) + s.delta.at(k) }
 
 // whyNot words a failed placement like the scheduler's FitError:
 // "0/4 nodes are available: 1 node(s) were unschedulable, 3 node(s) didn't

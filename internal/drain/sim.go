@@ -29,9 +29,9 @@ type Sim struct {
 	cordoned  map[string]bool
 	cursor    map[*sched.Placement]int
 	room      noRoom
-	failures  map[noRoomKey]failure
+	failures  layered[noRoomKey, failure]
 	prune     int // prune failures when there are this many (noroom.go)
-	delta     map[countKey]int
+	delta     layered[countKey, int]
 	usedDelta use                // what moved pods take, since the model
 	freed     nodeSet            // the nodes usedDelta leaves with less taken (roomy.go)
 	changed   nodeSet            // the nodes usedDelta takes more or less of
@@ -101,8 +101,8 @@ func (s *Sim) Clone() *Sim {
 	c := *s
 	c.at, c.health, c.gone, c.arrived, c.budgets = s.at.clone(), s.health.clone(), s.gone.clone(), s.arrived.clone(), s.budgets.clone()
 	c.pending = append([]*Pod(nil), s.pending...)
-	c.cordoned, c.cursor, c.delta = maps.Clone(s.cordoned), maps.Clone(s.cursor), maps.Clone(s.delta)
-	c.failures = s.liveFailures()
+	c.cordoned, c.cursor, c.delta = maps.Clone(s.cordoned), maps.Clone(s.cursor), s.delta.clone()
+	c.failures = s.cloneFailures()
 	c.usedDelta = s.usedDelta.clone()
 	c.freed, c.changed, c.cordonSet, c.stamp = slices.Clone(s.freed), slices.Clone(s.changed), slices.Clone(s.cordonSet), slices.Clone(s.stamp)
 	c.filled = nil
@@ -270,19 +270,16 @@ func (s *Sim) wouldLand(p *Pod) bool {
 }
 
 func (s *Sim) move(p *Pod, to string) {
-	if s.delta == nil {
-		s.delta = map[countKey]int{}
-	}
 	if from := s.NodeOf(p); from != "" {
 		s.leaves(p, from)
-		s.m.addCounts(s.delta, p, from, -1)
+		s.m.addCounts(&s.delta, p, from, -1)
 		s.usedDelta.add(from, p, -1)
 		s.noteUse(from)
 		s.unfill(from)
 	}
 	s.at.set(p, to)
 	if to != "" {
-		s.m.addCounts(s.delta, p, to, 1)
+		s.m.addCounts(&s.delta, p, to, 1)
 		s.usedDelta.add(to, p, 1)
 		// A frozen list is shared: capped at its length, the append
 		// copies it.

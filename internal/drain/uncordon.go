@@ -77,7 +77,7 @@ func (s *Sim) waitState(p *Pod, key noRoomKey, before noRoom) waitState {
 	if s.spreadFloors(p, pl, nil) != nil {
 		return spreads
 	}
-	f, ok := s.failures[key]
+	f, ok := s.failures.get(key)
 	if !ok || !remembers || f.at.freed != before.freed || (key.tolerates && f.at.freedCordoned != before.freedCordoned) {
 		return searches
 	}
