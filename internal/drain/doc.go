@@ -16,5 +16,8 @@
 // time, as the API server uses a budget up pod by pod. Its searches for a
 // replacement's node test only nodes that can have room (roomy.go) and
 // remember what failed until room is freed (noroom.go), which keeps a full
-// fleet from costing a walk of every node per pod.
+// fleet from costing a walk of every node per pod; an uncordon decides the
+// waiting replacements per search (uncordon.go). A Sim's clone shares what
+// the Sim had moved (layered.go): a rollout clones its simulation for
+// every node a budget blocks.
 package drain
