@@ -21,7 +21,8 @@ type Model struct {
 	Budgets []*Budget
 	// Unplaced are the modelled pods on no node (files only); WhyUnplaced
 	// words why.
-	Unplaced map[*Pod]bool
+	Unplaced    map[*Pod]bool
+	unplacedWhy map[*Pod]string // worded as they failed (WhyUnplaced)
 
 	node       map[string]*corev1.Node
 	fleet      *sched.Fleet
@@ -45,7 +46,7 @@ type Model struct {
 	order    map[string]int
 	global   map[*sched.Placement][]int32 // eligible position -> model order
 	gpuNames []corev1.ResourceName        // every GPU resource a pod asks for
-	stamps   uint32                       // the last stamp of a node's change in any Sim (unfit)
+	stamps   uint64                       // the last stamp of a node's change in any Sim (unfit)
 	// Search keys, numbered (searchKeyOf).
 	keyIDs  map[noRoomKey]int32
 	keyList []noRoomKey
@@ -56,7 +57,7 @@ type Model struct {
 // A malformed selector is an error naming the object and where it was read.
 func New(inv *inventory.Inventory) (*Model, error) {
 	m := &Model{
-		Live: inv.Live, Nodes: inv.Nodes, Unplaced: map[*Pod]bool{},
+		Live: inv.Live, Nodes: inv.Nodes, Unplaced: map[*Pod]bool{}, unplacedWhy: map[*Pod]string{},
 		node: map[string]*corev1.Node{}, namespaces: map[string]labels.Set{},
 	}
 	for _, n := range inv.Nodes {

@@ -88,10 +88,15 @@ func (m *Model) placer() *Sim {
 // scheduler's word on its latest attempt, once every pod of the files
 // has landed (as the scheduler retries a Pending pod when the cluster
 // changes). Nothing leaves a node while the files are placed, so a pod
-// that fitted nowhere then fits nowhere at the end either.
+// that fitted nowhere then fits nowhere at the end either; but for a pod
+// with spread constraints (a pod landing later may raise the least count
+// of a domain), whose reason place worded when it failed.
 func (m *Model) WhyUnplaced(p *Pod) string {
 	if !m.Unplaced[p] {
 		return ""
+	}
+	if why, ok := m.unplacedWhy[p]; ok {
+		return why
 	}
 	s := m.placer()
 	s.Quiet = false
@@ -121,10 +126,17 @@ func (s *Sim) placeRun(run *Pod, limit int) []*Pod {
 			return nil
 		}
 		p := run.replicas(i, 1)
-		node, _ := s.land(p)
+		// A spread constraint's failure may end as later pods land: its
+		// reason is worded now, the others' when asked (WhyUnplaced).
+		s.Quiet = !run.spreads()
+		node, why := s.land(p)
+		s.Quiet = true
 		if node == "" {
 			rest := run.replicas(i, run.Count-i)
 			s.m.Unplaced[rest] = true
+			if why != "" {
+				s.m.unplacedWhy[rest] = why
+			}
 			return append(out, rest)
 		}
 		p.Node = node
@@ -326,17 +338,20 @@ func (s *Sim) unfit(p *Pod, n *corev1.Node, r *roomy, i int) string {
 		return why
 	}
 	o := r.order[i]
-	if !s.changed.has(int(o)) {
+	if !s.changed.has(int(o)) && r.why[i] != 0 {
 		return s.m.reasons.word(r.why[i])
 	}
 	if r.seen == nil {
 		r.seen = make([]seenWhy, len(r.why))
 	}
-	if seen := r.seen[i]; seen.stamp != 0 && seen.stamp == s.stamp[o] {
+	if seen := r.seen[i]; seen.stamp != 0 && s.stamp != nil && seen.stamp == s.stamp[o] {
 		return s.m.reasons.word(seen.why)
 	}
 	_, why := s.fits(p, n, nil)
-	r.seen[i] = seenWhy{stamp: s.stamp[o], why: s.m.reasons.index(why)}
+	// 0 is also what an index past its 255 reasons gives: not kept.
+	if k := s.m.reasons.index(why); s.stamp != nil && (k != 0 || why == "") {
+		r.seen[i] = seenWhy{stamp: s.stamp[o], why: k}
+	}
 	return why
 }
 

@@ -53,6 +53,9 @@ type Pod struct {
 	keyID int32
 }
 
+// spreads says whether p has topology spread constraints (spread.go).
+func (p *Pod) spreads() bool { return p.group != nil && len(p.group.spread) > 0 }
+
 // Key is namespace/name.
 func (p *Pod) Key() string { return p.Namespace + "/" + p.Name }
 

@@ -46,7 +46,7 @@ type roomy struct {
 }
 
 type seenWhy struct {
-	stamp uint32
+	stamp uint64
 	why   uint8
 }
 
@@ -330,7 +330,7 @@ func (s *Sim) noteUse(node string) {
 	s.freed.put(i, freed)
 	s.changed.put(i, changed)
 	if s.stamp == nil {
-		s.stamp = make([]uint32, len(s.m.Nodes))
+		s.stamp = make([]uint64, len(s.m.Nodes))
 	}
 	s.m.stamps++
 	s.stamp[i] = s.m.stamps

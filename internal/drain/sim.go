@@ -39,7 +39,7 @@ type Sim struct {
 	filled    map[fitKey]nodeSet // nodes found full, per request (roomy.go)
 	// stamp is, by the model's order, the number of the last change of
 	// what a node's pods take, unique across the model's Sims (unfit).
-	stamp   []uint32
+	stamp   []uint64
 	budgets layered[*Budget, *budgetState] // a frozen state is copied before it changes (state)
 }
 

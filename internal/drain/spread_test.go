@@ -97,3 +97,75 @@ func TestSpreadScheduleAnywayDoesNotFilter(t *testing.T) {
 		t.Fatalf("n0 holds %q", got)
 	}
 }
+
+// A replacement with spread constraints shares its search key with one
+// without (the key leaves the constraints out), yet an uncordon must test
+// its skew: api-0 lands back on n0, web-2 may not (zone a would hold two
+// web pods to zone b's none), though n0 has room for both.
+func TestUncordonTestsTheSpreadOfEveryPod(t *testing.T) {
+	node := func(name, zone string, pods int) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: Node\nmetadata: {name: %s, labels: {kubernetes.io/hostname: %s, topology.kubernetes.io/zone: %s}}\nstatus: {allocatable: {pods: %q}}", name, name, zone, fmt.Sprint(pods))
+	}
+	m := yamlModel(t, node("n0", "a", 2), node("n1", "a", 1), node("n2", "b", 1),
+		deployment("api", 1, "app: api", ""), deployment("web", 3, "app: web", spreadOn("topology.kubernetes.io/zone", 1, "")))
+	var on []string
+	for _, n := range []string{"n0", "n1", "n2"} {
+		on = append(on, n+": "+names(m.PodsOn(n)))
+	}
+	if got, want := strings.Join(on, "; "), "n0: default/api-0 default/web-2; n1: default/web-0; n2: default/web-1"; got != want {
+		t.Fatalf("placed %s, want %s", got, want)
+	}
+	s := m.NewSim(Flags{})
+	for _, n := range []string{"n0", "n2"} {
+		for _, e := range s.Drain(n).Evicted {
+			if e.To != "" {
+				t.Fatalf("draining %s: %s lands on %s, want every replacement Pending", n, e.Pod.Key(), e.To)
+			}
+		}
+	}
+	var back []string
+	for _, e := range s.Uncordon("n0") {
+		back = append(back, e.Pod.Key()+"@"+e.To)
+	}
+	if got := strings.Join(back, " "); got != "default/api-0@n0" {
+		t.Fatalf("after the uncordon %q landed, want default/api-0@n0 alone", got)
+	}
+}
+
+// A replica that fitted nowhere for its spread constraints keeps the
+// reason worded then: a pod landing later (b-0, which the constraint
+// counts) can raise the least count, so that at the end a-3 would fit.
+func TestUnplacedSpreadKeepsItsReason(t *testing.T) {
+	node := func(name, zone string, gpus int) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: Node\nmetadata: {name: %s, labels: {topology.kubernetes.io/zone: %s}}\nstatus: {allocatable: {pods: \"110\", nvidia.com/gpu: %q}}", name, zone, fmt.Sprint(gpus))
+	}
+	workload := func(name string, replicas int, extra string) string {
+		return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: %s}
+spec:
+  replicas: %d
+  selector: {matchLabels: {app: %s}}
+  template:
+    metadata: {labels: {app: %s, team: t}}
+    spec:
+%s`, name, replicas, name, name, extra)
+	}
+	gpu := `      containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 1}}}]
+      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {team: t}}}`
+	m := yamlModel(t, node("node-a", "a", 1), node("node-b", "b", 4), workload("a", 4, gpu), workload("b", 1, "      containers: [{name: c, image: x}]"))
+	var unplaced []*Pod
+	for p := range m.Unplaced {
+		unplaced = append(unplaced, p)
+	}
+	if len(unplaced) != 1 || unplaced[0].Key() != "default/a-3" {
+		t.Fatalf("unplaced %s, want default/a-3", names(unplaced))
+	}
+	if got := names(m.PodsOn("node-a")); got != "default/a-0 default/b-0" {
+		t.Fatalf("node-a holds %q", got)
+	}
+	if why := m.WhyUnplaced(unplaced[0]); !strings.Contains(why, "1 "+ReasonSpread) {
+		t.Fatalf("a-3 unplaced because %q, want the spread constraint as it failed", why)
+	}
+}

@@ -19,8 +19,10 @@ import (
 // was last freed fits on no node but, now, perhaps on node (room freed
 // anywhere ends every remembered failure, noroom.go), so its pods test
 // node alone; once one of a key's pods finds no node, the key's later
-// pods find none either, as landing only takes room. The pods are still
-// taken in the order they wait, as the scheduler's queue would.
+// pods find none either, as landing only takes room. A pod with topology
+// spread constraints is searched every time: its key leaves them out, and
+// its failure may end when another pod lands. The pods are still taken in
+// the order they wait, as the scheduler's queue would.
 func (s *Sim) Uncordon(node string) []Eviction {
 	before := s.room
 	delete(s.cordoned, node)
@@ -33,17 +35,11 @@ func (s *Sim) Uncordon(node string) []Eviction {
 	s.pending = nil
 	decided := map[int32]waitState{}
 	for _, p := range waiting {
-		id, key := s.m.searchKeyOf(s.fleet, p)
-		st, seen := decided[id]
-		if !seen {
-			st = s.waitState(p, key, before)
-		}
 		to := ""
-		switch st {
-		case onlyHere:
-			to = s.landOn(p, node)
-		case searches, spreads:
+		if p.spreads() {
 			to, _ = s.search(p, false, true) // who stays Pending is not told why
+		} else {
+			to = s.landWaiting(p, node, before, decided)
 		}
 		if to != "" {
 			s.move(p, to)
@@ -51,13 +47,31 @@ func (s *Sim) Uncordon(node string) []Eviction {
 			landed = append(landed, Eviction{Pod: p, To: to})
 		} else {
 			s.pending = append(s.pending, p)
-			if st != spreads && remembers {
-				st = stays
-			}
 		}
-		decided[id] = st
 	}
 	return landed
+}
+
+// landWaiting is where a waiting pod without spread constraints lands
+// after the uncordon of node ("" nowhere), decided per search key.
+func (s *Sim) landWaiting(p *Pod, node string, before noRoom, decided map[int32]waitState) string {
+	id, key := s.m.searchKeyOf(s.fleet, p)
+	st, seen := decided[id]
+	if !seen {
+		st = s.waitState(key, before)
+	}
+	to := ""
+	switch st {
+	case onlyHere:
+		to = s.landOn(p, node)
+	case searches:
+		to, _ = s.search(p, false, true)
+	}
+	if to == "" && remembers {
+		st = stays
+	}
+	decided[id] = st
+	return to
 }
 
 // waitState is what an uncordon does with a waiting pod's search key.
@@ -67,16 +81,11 @@ const (
 	searches waitState = iota // a search of every node
 	onlyHere                  // the uncordoned node alone
 	stays                     // nothing: a pod of the key just found no node
-	spreads                   // a search, every time: spread constraints' failures are never remembered
 )
 
 // waitState decides for the first pod of a key: onlyHere when its search
 // was remembered to fail under the room as it was before the uncordon.
-func (s *Sim) waitState(p *Pod, key noRoomKey, before noRoom) waitState {
-	pl := s.m.placement(s.fleet, p.Spec)
-	if s.spreadFloors(p, pl, nil) != nil {
-		return spreads
-	}
+func (s *Sim) waitState(key noRoomKey, before noRoom) waitState {
 	f, ok := s.failures.get(key)
 	if !ok || !remembers || f.at.freed != before.freed || (key.tolerates && f.at.freedCordoned != before.freedCordoned) {
 		return searches
