@@ -140,6 +140,14 @@ func writeTo(path string, data []byte) error {
 // the tests on PATH.
 func runHook(t *testing.T, h hook, dir string, staged ...string) (int, string) {
 	t.Helper()
+	code, out, _ := timedHook(t, h, dir, staged...)
+	return code, out
+}
+
+// timedHook is runHook, and the CPU time (user and system) the hook's
+// processes took.
+func timedHook(t *testing.T, h hook, dir string, staged ...string) (int, string, time.Duration) {
+	t.Helper()
 	argv := append(strings.Fields(h.Entry), h.Args...)
 	if h.PassFilenames != nil && *h.PassFilenames {
 		argv = append(argv, staged...)
@@ -156,13 +164,11 @@ func runHook(t *testing.T, h hook, dir string, staged ...string) (int, string) {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return exit.ExitCode(), out.String()
-	}
-	if err != nil {
+	if err != nil && !errors.As(err, &exit) {
 		t.Fatal(err)
 	}
-	return 0, out.String()
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return cmd.ProcessState.ExitCode(), out.String(), cpu
 }
 
 // snapshotRepo is labRepo with the lab's nodes only in the snapshot the
@@ -193,14 +199,16 @@ func snapshotRepo(t *testing.T, config string) string {
 // The drvcheck hook on a repository holding the lab: the staged file meets
 // the nodes snapshot, in well under a second; .drvcheck.yaml's matrix is
 // used (without it DRV001 is skipped and the hook would pass); a commit
-// that adds an exception for the finding passes.
+// that adds an exception for the finding passes. The second is of CPU
+// time: on a machine running the whole suite at once, the wall clock
+// measured the suite (1.6 s, where the hook alone takes 0.2 s of CPU).
 func TestPreCommitHookOnLab(t *testing.T) {
 	h := hooks(t)["drvcheck"]
 	dir := snapshotRepo(t, "matrix: [support-matrix.csv]\n")
-	start := time.Now()
-	code, out := runHook(t, h, dir, "k8s/cuda12-job.yaml", "chart/values.yaml")
-	if took := time.Since(start); took > time.Second {
-		t.Errorf("the hook took %s; want under 1s", took)
+	code, out, cpu := timedHook(t, h, dir, "k8s/cuda12-job.yaml", "chart/values.yaml")
+	t.Logf("the hook took %s of CPU", cpu)
+	if cpu > time.Second {
+		t.Errorf("the hook took %s of CPU; want under 1s", cpu)
 	}
 	if code != 1 || !strings.Contains(out, "DRV001 missing-driver-image  Node/lab-node-3\n    .drvcheck/nodes.yaml:65") ||
 		!strings.Contains(out, "DRV023 drain-needs-force  Pod/gpu-drv/cuda12-job\n    k8s/cuda12-job.yaml:") {
