@@ -115,7 +115,7 @@ func randomShape(rng *rand.Rand, name string) fleetgen.Spec {
 		Resources:        []string{"", "capacity", "allocatable"}[rng.IntN(3)],
 		NewKernelPer1000: pick(0, 100), TaintEvery: pick(0, 2, 5),
 		Mixed: rng.IntN(2) == 0, MaxReplicas: 1 + rng.IntN(12), Pins: pins[:1+rng.IntN(len(pins))],
-		AntiAffinityEvery: pick(0, 1, 3), Namespaces: 1 + rng.IntN(4),
+		AntiAffinityEvery: pick(0, 1, 3), SpreadEvery: pick(0, 1, 2, 3), Namespaces: 1 + rng.IntN(4),
 		Budgets: []string{"each", "spread"}[rng.IntN(2)], BlockEvery: pick(0, 2, 5),
 	}
 }

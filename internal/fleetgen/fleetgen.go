@@ -53,7 +53,10 @@ type Spec struct {
 	// AntiAffinityEvery: every Nth workload keeps its replicas on distinct
 	// hosts (0: none).
 	AntiAffinityEvery int
-	Namespaces        int
+	// SpreadEvery: every Nth workload spreads its replicas over zones,
+	// maxSkew 1 (0: none).
+	SpreadEvery int
+	Namespaces  int
 
 	// Budgets: "spread" gives budget i the workload i*Workloads/PDBs, and
 	// "each" gives it workload i; BlockEvery budgets leave no room

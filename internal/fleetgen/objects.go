@@ -116,6 +116,16 @@ func (s Spec) workload(i int) string {
                 app: %s
 `, app)
 	}
+	if s.SpreadEvery > 0 && i%s.SpreadEvery == 0 {
+		fmt.Fprintf(&b, `      topologySpreadConstraints:
+      - maxSkew: 1
+        topologyKey: %s
+        whenUnsatisfiable: DoNotSchedule
+        labelSelector:
+          matchLabels:
+            app: %s
+`, labelZone, app)
+	}
 	return b.String()
 }
 
