@@ -6,6 +6,7 @@
 package oneline
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -32,3 +33,13 @@ func Escape(s string) string {
 // library's multi-line error (Helm's, kustomize's, YAML's) as every error
 // of drvcheck is written.
 func Error(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
+
+// Few lists at most three of list, joined by sep, and says how many more
+// there are: a long list must not take over a one-line message.
+func Few(list []string, sep string) string {
+	const most = 3
+	if len(list) > most {
+		return fmt.Sprintf("%s and %d more", strings.Join(list[:most], sep), len(list)-most)
+	}
+	return strings.Join(list, sep)
+}

@@ -22,3 +22,18 @@ func TestError(t *testing.T) {
 		t.Errorf("Error = %q", got)
 	}
 }
+
+func TestFew(t *testing.T) {
+	for _, c := range []struct {
+		list []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"a", "b", "c"}, "a; b; c"},
+		{[]string{"a", "b", "c", "d", "e"}, "a; b; c and 2 more"},
+	} {
+		if got := Few(c.list, "; "); got != c.want {
+			t.Errorf("Few(%q) = %q, want %q", c.list, got, c.want)
+		}
+	}
+}

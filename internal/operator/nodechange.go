@@ -3,9 +3,9 @@ package operator
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/oneline"
 )
 
 // NodeChange is what a change does to one node's driver pod.
@@ -98,16 +98,9 @@ func (s ScopeChange) summary() string {
 	}
 	switch {
 	case len(digest) > 0:
-		return fmt.Sprintf("DRIVER_CONFIG_DIGEST changes (%s)", few(digest))
+		return fmt.Sprintf("DRIVER_CONFIG_DIGEST changes (%s)", oneline.Few(digest, ", "))
 	case len(template) > 0:
-		return fmt.Sprintf("only fields outside DRIVER_CONFIG_DIGEST change (%s)", few(template))
+		return fmt.Sprintf("only fields outside DRIVER_CONFIG_DIGEST change (%s)", oneline.Few(template, ", "))
 	}
 	return "the driver DaemonSet's template does not change"
-}
-
-func few(list []string) string {
-	if len(list) > 3 {
-		return fmt.Sprintf("%s and %d more", strings.Join(list[:3], ", "), len(list)-3)
-	}
-	return strings.Join(list, ", ")
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/oneline"
 	"github.com/drvcheck/drvcheck/internal/operator"
 )
 
@@ -293,7 +294,7 @@ func (sc *scope) roll(sim *drain.Sim, after After, version string, reversed bool
 func (sc *scope) unbuilt() []NodeOutcome {
 	sc.Halts = true
 	sc.Why = fmt.Sprintf("the operator's upgrade stops before it starts: the driver pod on %s does not tolerate the node's taint, so the driver DaemonSet schedules fewer pods than run, and the upgrade library refuses to build its state (\"driver DaemonSet should not have Unscheduled pods\") until the taint is removed or tolerated (ClusterPolicy spec.daemonsets.tolerations)",
-		few(sc.untolerated))
+		oneline.Few(sc.untolerated, "; "))
 	var out []NodeOutcome
 	for _, n := range sc.nodes {
 		out = append(out, NodeOutcome{Node: n.Name, Scope: sc.Name, Outcome: NotStarted, State: n.Labels[nodefacts.UpgradeState],
@@ -495,11 +496,11 @@ func (r *rollout) noSlot() string {
 	w := r.window()
 	var why []string
 	if w.MaxParallel > 0 && w.InProgress >= w.MaxParallel {
-		why = append(why, fmt.Sprintf("no free slot (%d of %d held by %s)", w.InProgress, w.MaxParallel, few(r.holders())))
+		why = append(why, fmt.Sprintf("no free slot (%d of %d held by %s)", w.InProgress, w.MaxParallel, oneline.Few(r.holders(), "; ")))
 	}
 	if w.Unavailable >= w.MaxUnavailable {
 		why = append(why, fmt.Sprintf("maxUnavailable %d (%s) is used up: %d of %d managed node(s) are unavailable (%s)",
-			w.MaxUnavailable, orAll(r.Policy.MaxUnavailable), w.Unavailable, w.Total, few(r.unavailable())))
+			w.MaxUnavailable, orAll(r.Policy.MaxUnavailable), w.Unavailable, w.Total, oneline.Few(r.unavailable(), "; ")))
 	}
 	if len(why) == 0 { // the window allows none for a reason the two above do not cover
 		why = append(why, fmt.Sprintf("the upgrade window allows none (maxParallelUpgrades %d, maxUnavailable %d)", w.MaxParallel, w.MaxUnavailable))
@@ -533,14 +534,6 @@ func (r *rollout) unavailable() []string {
 }
 
 // few lists a few of the entries, and how many more.
-func few(list []string) string {
-	const most = 3
-	if len(list) > most {
-		return fmt.Sprintf("%s and %d more", strings.Join(list[:most], "; "), len(list)-most)
-	}
-	return strings.Join(list, "; ")
-}
-
 func orAll(s string) string {
 	if s == "" {
 		return "unset: every node"
