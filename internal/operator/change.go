@@ -271,9 +271,11 @@ func fieldChanges(b, h Driver) []FieldChange {
 	}
 	var out []FieldChange
 	diff(b.Spec, h.Spec, "", func(path string, bv, hv any) {
-		r := classify(rules, path)
-		if sections != nil && !slices.Contains(sections, strings.SplitN(path, ".", 2)[0]) {
-			r = classify(nil, path)
+		var r fieldRule
+		if sections == nil || slices.Contains(sections, strings.SplitN(path, ".", 2)[0]) {
+			r = classify(rules, path)
+		} else {
+			r = classify(nil, path) // a section the driver DaemonSet is not made from
 		}
 		out = append(out, FieldChange{Path: prefix + path, Base: text(bv), Head: text(hv), Class: r.class, Source: r.source})
 	})
@@ -299,7 +301,7 @@ func diff(a, b any, path string, each func(path string, a, b any)) {
 		}
 		return
 	}
-	keys := slices.Sorted(maps.Keys(am))
+	keys := slices.Collect(maps.Keys(am))
 	for k := range bm {
 		if _, ok := am[k]; !ok {
 			keys = append(keys, k)

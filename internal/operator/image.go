@@ -94,16 +94,15 @@ func (p *Profile) resolve(l map[string]string, f *nodefacts.Facts, aux auxMemo) 
 // auxMemo holds the driver pod's other images by driver and OS tag: the
 // same for every node of a pool, composed (and parsed) once per pool and
 // shared, read-only, by the nodes' facts.
-type auxMemo map[struct {
+type auxMemo map[auxKey][]nodefacts.AuxImage
+
+type auxKey struct {
 	d     *Driver
 	osTag string
-}][]nodefacts.AuxImage
+}
 
 func (m auxMemo) of(d *Driver, osTag string) []nodefacts.AuxImage {
-	k := struct {
-		d     *Driver
-		osTag string
-	}{d, osTag}
+	k := auxKey{d, osTag}
 	if imgs, ok := m[k]; ok {
 		return imgs
 	}
