@@ -344,13 +344,14 @@ func (s *Sim) unfit(p *Pod, n *corev1.Node, r *roomy, i int) string {
 	if r.seen == nil {
 		r.seen = make([]seenWhy, len(r.why))
 	}
-	if seen := r.seen[i]; seen.stamp != 0 && s.stamp != nil && seen.stamp == s.stamp[o] {
+	stamp := s.stamp.at(int(o))
+	if seen := r.seen[i]; seen.stamp != 0 && seen.stamp == stamp {
 		return s.m.reasons.word(seen.why)
 	}
 	_, why := s.fits(p, n, nil)
 	// 0 is also what an index past its 255 reasons gives: not kept.
-	if k := s.m.reasons.index(why); s.stamp != nil && (k != 0 || why == "") {
-		r.seen[i] = seenWhy{stamp: s.stamp[o], why: k}
+	if k := s.m.reasons.index(why); stamp != 0 && (k != 0 || why == "") {
+		r.seen[i] = seenWhy{stamp: stamp, why: k}
 	}
 	return why
 }

@@ -329,11 +329,43 @@ func (s *Sim) noteUse(node string) {
 	}
 	s.freed.put(i, freed)
 	s.changed.put(i, changed)
-	if s.stamp == nil {
-		s.stamp = make([]uint64, len(s.m.Nodes))
-	}
 	s.m.stamps++
-	s.stamp[i] = s.m.stamps
+	s.stamp.set(i, s.m.stamps)
+}
+
+// stamps holds a number per node, by the model's order, in pages of 64
+// allocated as nodes change: check drains each node a budget blocks in a
+// Sim of its own, which changes a few nodes, and a whole slice per Sim
+// was 170 MB on a fleet of 5,000 nodes.
+type stamps [][]uint64
+
+const stampPage = 64
+
+// at is node i's stamp; 0 when it never changed.
+func (st stamps) at(i int) uint64 {
+	if p := i / stampPage; p < len(st) && st[p] != nil {
+		return st[p][i%stampPage]
+	}
+	return 0
+}
+
+func (st *stamps) set(i int, v uint64) {
+	p := i / stampPage
+	if p >= len(*st) {
+		*st = append(*st, make([][]uint64, p+1-len(*st))...)
+	}
+	if (*st)[p] == nil {
+		(*st)[p] = make([]uint64, stampPage)
+	}
+	(*st)[p][i%stampPage] = v
+}
+
+func (st stamps) clone() stamps {
+	out := make(stamps, len(st))
+	for i, page := range st {
+		out[i] = slices.Clone(page)
+	}
+	return out
 }
 
 // A node that had room in the model as read fills as replacements land

@@ -39,7 +39,7 @@ type Sim struct {
 	filled    map[fitKey]nodeSet // nodes found full, per request (roomy.go)
 	// stamp is, by the model's order, the number of the last change of
 	// what a node's pods take, unique across the model's Sims (unfit).
-	stamp   []uint64
+	stamp   stamps
 	budgets layered[*Budget, *budgetState] // a frozen state is copied before it changes (state)
 }
 
@@ -104,7 +104,7 @@ func (s *Sim) Clone() *Sim {
 	c.cordoned, c.cursor, c.delta = maps.Clone(s.cordoned), maps.Clone(s.cursor), s.delta.clone()
 	c.failures = s.cloneFailures()
 	c.usedDelta = s.usedDelta.clone()
-	c.freed, c.changed, c.cordonSet, c.stamp = slices.Clone(s.freed), slices.Clone(s.changed), slices.Clone(s.cordonSet), slices.Clone(s.stamp)
+	c.freed, c.changed, c.cordonSet, c.stamp = slices.Clone(s.freed), slices.Clone(s.changed), slices.Clone(s.cordonSet), s.stamp.clone()
 	c.filled = nil
 	for k, f := range s.filled {
 		if c.filled == nil {
