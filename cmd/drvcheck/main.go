@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/drvcheck/drvcheck/internal/hugepages"
 	"github.com/drvcheck/drvcheck/internal/oneline"
 	"github.com/drvcheck/drvcheck/internal/redact"
 	"github.com/drvcheck/drvcheck/internal/sandbox"
@@ -70,6 +71,7 @@ func main() {
 	// A render's child process is this binary too (internal/sandbox).
 	sandbox.Serve()
 	tuneGC()
+	hugepages.Advise()
 	// CI cancels with SIGTERM: the run stops and removes its temporary
 	// folders. A second signal kills, as without drvcheck's handler.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
