@@ -1,3 +1,5 @@
+//go:build linux && (amd64 || arm64)
+
 package hugepages
 
 import (
@@ -17,8 +19,8 @@ func TestHugePagesBackTheHeap(t *testing.T) {
 	if err != nil || strings.Contains(string(mode), "[never]") {
 		t.Skipf("transparent huge pages unavailable (%q)", mode)
 	}
-	if addressSpaceLimited() {
-		t.Skip("the address space is limited (ulimit -v)")
+	if addressSpaceLimited() || strictOvercommit() {
+		t.Skip("the address space is limited (ulimit -v) or overcommit strict")
 	}
 	before := anonHugePages(t)
 	Advise()

@@ -1,6 +1,7 @@
-//go:build !linux
+//go:build !(linux && (amd64 || arm64))
 
 package hugepages
 
-// Advise is Linux's (advise_linux.go).
+// Advise is for Linux on 64-bit x86 and Arm (advise_linux.go), where the
+// block it frees fits the address space.
 func Advise() {}
