@@ -16,7 +16,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/drvcheck/drvcheck/internal/hugepages"
+	_ "github.com/drvcheck/drvcheck/internal/hugepages" // the heap in huge pages, from the start
 	"github.com/drvcheck/drvcheck/internal/oneline"
 	"github.com/drvcheck/drvcheck/internal/redact"
 	"github.com/drvcheck/drvcheck/internal/sandbox"
@@ -71,7 +71,6 @@ func main() {
 	// A render's child process is this binary too (internal/sandbox).
 	sandbox.Serve()
 	tuneGC()
-	hugepages.Advise()
 	// CI cancels with SIGTERM: the run stops and removes its temporary
 	// folders. A second signal kills, as without drvcheck's handler.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

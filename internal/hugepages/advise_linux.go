@@ -6,58 +6,92 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"syscall"
 )
 
-// Advise asks Linux for transparent huge pages over the addresses the
+// The heap is marked while the program starts, before its first
+// collection: until then no page of the heap has been freed, so the block
+// lands on pages never used. After one, it may start on freed pages, and
+// Go then zeroes all of it, 768 MiB touched in small pages (one `drvcheck
+// version` in ten did so when it ran from main).
+func init() { advise() }
+
+// advise asks Linux for transparent huge pages over the addresses the
 // heap grows into, where the system gives them only on request
-// (transparent_hugepage=madvise, the default of many distributions; with
-// "always" the heap has them already, and with "never" the request does
-// nothing). A fleet's run touches up to 900 MiB of fresh heap: with 4 KiB
-// pages that is 230,000 page faults and as many TLB entries, and on the
-// project's virtual machine a quarter of the run's CPU time went there
-// (docs/performance.md). Go maps the heap as it grows and does not ask for
-// huge pages itself, so a block of most of the memory budget is
-// allocated, never touched (no memory is used, only addresses), marked,
-// and freed: the heap reuses its addresses first. GODEBUG=disablethp=1,
-// Go's own switch for huge pages on the heap, turns this off; so do a
-// limit on the address space (ulimit -v) and strict overcommit
-// (vm.overcommit_memory=2), under which the untouched block would still
-// count, and could fail, which Go cannot survive.
-func Advise() {
-	if strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") || addressSpaceLimited() || strictOvercommit() {
+// (transparent_hugepage=madvise, the default of many distributions). A
+// fleet's run touches up to 900 MiB of fresh heap: with 4 KiB pages that
+// is 230,000 page faults, and on the project's virtual machine a quarter
+// of the run's CPU time went there (docs/performance.md). Go maps the heap
+// as it grows and does not ask for huge pages itself, so a block of most
+// of the memory budget is allocated, never touched (it takes addresses,
+// not memory), marked, and freed: the heap reuses its addresses first.
+//
+// Nothing is done where it cannot help or could hurt: unless the system
+// is in madvise mode with 2 MiB huge pages (arm64 with 64 KiB pages has
+// 512 MiB ones); under GODEBUG=disablethp=1, Go's own switch for huge
+// pages on the heap; after a collection (see init); and when the block
+// could not be mapped (ulimit -v or -d, strict overcommit, too little
+// memory for the kernel's heuristic), which Go would not survive: a test
+// mapping of the same size must succeed first.
+func advise() {
+	size := blockSize()
+	if !madviseMode() || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") || collected() || !mappable(size) {
 		return
 	}
-	mark(block)
+	mark(size)
 	runtime.GC() // frees the block, before the heap places its first spans
+	marked = true
 }
 
-// block is how much of the heap's addresses are marked: most of the
-// memory budget, and under GOMEMLIMIT (900 MiB), so that the freed block
-// does not push the heap over it and the collector and scavenger start
+// marked says whether the heap was marked, for the tests.
+var marked bool
+
+// blockSize is 768 MiB, or less under a lower GOMEMLIMIT: the freed block
+// stays under the limit, so that the collector and the scavenger start
 // as they would.
-const block = 768 << 20
+func blockSize() int {
+	limit := debug.SetMemoryLimit(-1)
+	return int(min(768<<20, limit/10*8))
+}
 
 // mark allocates the block and marks it; the block is dead once mark
-// returns (inside Advise, the collector kept it alive until the heap next
-// filled).
+// returns. The allocation is in --profile mem's list (768 MiB, never
+// touched).
 //
 //go:noinline
 func mark(size int) {
-	rate := runtime.MemProfileRate
-	runtime.MemProfileRate = 0 // --profile mem would list the block first
 	b := make([]byte, size)
-	runtime.MemProfileRate = rate
 	_ = syscall.Madvise(b, syscall.MADV_HUGEPAGE) // an old kernel refuses: nothing lost
 }
 
-func strictOvercommit() bool {
-	mode, err := os.ReadFile("/proc/sys/vm/overcommit_memory")
-	return err != nil || strings.TrimSpace(string(mode)) == "2"
+func madviseMode() bool {
+	enabled, err1 := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	size, err2 := os.ReadFile("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size")
+	return err1 == nil && err2 == nil && strings.Contains(string(enabled), "[madvise]") && strings.TrimSpace(string(size)) == "2097152"
 }
 
-func addressSpaceLimited() bool {
+func collected() bool {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Kind() != metrics.KindUint64 || s[0].Value.Uint64() > 0
+}
+
+// mappable maps size bytes as the heap would and unmaps them.
+func mappable(size int) bool {
+	if limited(syscall.RLIMIT_AS) || limited(syscall.RLIMIT_DATA) {
+		return false
+	}
+	b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		return false
+	}
+	return syscall.Munmap(b) == nil
+}
+
+func limited(resource int) bool {
 	var l syscall.Rlimit
-	return syscall.Getrlimit(syscall.RLIMIT_AS, &l) != nil || l.Cur != math.MaxUint64
+	return syscall.Getrlimit(resource, &l) != nil || l.Cur != math.MaxUint64
 }

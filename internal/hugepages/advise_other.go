@@ -2,6 +2,5 @@
 
 package hugepages
 
-// Advise is for Linux on 64-bit x86 and Arm (advise_linux.go), where the
-// block it frees fits the address space.
-func Advise() {}
+// The heap is marked for huge pages on Linux on 64-bit x86 and Arm only
+// (advise_linux.go), where the block it frees fits the address space.

@@ -13,7 +13,6 @@ import (
 	"github.com/drvcheck/drvcheck/internal/config"
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/fleetgen"
-	"github.com/drvcheck/drvcheck/internal/hugepages"
 	"github.com/drvcheck/drvcheck/internal/input"
 	"github.com/drvcheck/drvcheck/policy"
 )
@@ -24,7 +23,8 @@ import (
 // converting the input document to OPA's values, and evaluating the
 // rules. Everything else check does (the facts, the placement of pods, the
 // drain sections, the output) is left out, and each step is timed alone
-// after a collection, under the binary's GC settings and huge pages: a floor under what
+// after a collection, under the binary's GC settings (not its huge pages,
+// which mark the heap as a process starts): a floor under what
 // any further speed work on the rest can reach. It prints the sum as a
 // ratio to the decode floor, measured as TestFleetBudget does but under
 // the same GC settings, for
@@ -47,10 +47,8 @@ func leastCheck(t *testing.T, shape fleetgen.Spec) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The floor too runs under the binary's GC settings (with the
-	// default, it takes half as long again on a fresh heap) and its huge
-	// pages.
-	hugepages.Advise()
+	// The floor too runs under the binary's GC settings: with the
+	// default, it takes half as long again on a fresh heap.
 	defer debug.SetGCPercent(debug.SetGCPercent(300))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(900 << 20))
 	const runs = 3
