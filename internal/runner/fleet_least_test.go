@@ -18,19 +18,17 @@ import (
 )
 
 // TestFleetLeastCheck measures, on every shape, the three steps no check
-// of this design can skip: reading the files (with each field's line;
-// compiling the rules, 60 ms, is counted with it),
-// converting the input document to OPA's values, and evaluating the
-// rules. Everything else check does (the facts, the placement of pods, the
-// drain sections, the output) is left out, and each step is timed alone
-// after a collection, under the binary's GC settings (not its huge pages,
-// which mark the heap as a process starts): a floor under what
-// any further speed work on the rest can reach. It prints the sum as a
-// ratio to the decode floor, measured as TestFleetBudget does but under
-// the same GC settings, for
-// docs/performance.md; it fails when a step fails or the rules do not find
-// what check finds.
-// Under make bench (DRVCHECK_FLEET_BUDGET=1).
+// of this design can skip: reading the files with each field's line (the
+// 60 ms of compiling the rules counted with it), converting the input
+// document to OPA's values, and evaluating the rules. The rest of check
+// (the facts, the placement of pods, the drain sections, the output) is
+// left out, and each step is timed alone after a collection, under the
+// binary's GC settings but not its huge pages (which mark the heap as a
+// process starts): a floor under what speed work on the rest can reach.
+// It logs their sum as a ratio to the decode floor, measured as
+// TestFleetBudget does but under the same GC settings, for
+// docs/performance.md; it fails when a step fails or the rules do not
+// find what check finds. Under make bench (DRVCHECK_FLEET_BUDGET=1).
 func TestFleetLeastCheck(t *testing.T) {
 	if os.Getenv("DRVCHECK_FLEET_BUDGET") == "" {
 		t.Skip("set DRVCHECK_FLEET_BUDGET=1 (make bench) to measure the speed budget")
