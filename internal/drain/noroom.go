@@ -64,8 +64,15 @@ type failure struct {
 
 // failed returns the remembered failure when the search k is known to fail.
 func (s *Sim) failed(k noRoomKey, tolerates bool) (failure, bool) {
+	return s.failedUnder(k, tolerates, s.room)
+}
+
+// failedUnder is failed with the room as it was at room: a failure holds
+// while no room was freed since it was found (for a pod that tolerates a
+// cordon, no room on a cordoned node either).
+func (s *Sim) failedUnder(k noRoomKey, tolerates bool, room noRoom) (failure, bool) {
 	f, ok := s.failures.get(k)
-	if !ok || !remembers || f.at.freed != s.room.freed || (tolerates && f.at.freedCordoned != s.room.freedCordoned) {
+	if !ok || !remembers || f.at.freed != room.freed || (tolerates && f.at.freedCordoned != room.freedCordoned) {
 		return failure{}, false
 	}
 	return f, true

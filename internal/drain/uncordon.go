@@ -86,11 +86,10 @@ const (
 // waitState decides for the first pod of a key: onlyHere when its search
 // was remembered to fail under the room as it was before the uncordon.
 func (s *Sim) waitState(key noRoomKey, before noRoom) waitState {
-	f, ok := s.failures.get(key)
-	if !ok || !remembers || f.at.freed != before.freed || (key.tolerates && f.at.freedCordoned != before.freedCordoned) {
-		return searches
+	if _, failed := s.failedUnder(key, key.tolerates, before); failed {
+		return onlyHere
 	}
-	return onlyHere
+	return searches
 }
 
 // landOn is search for a pod that fits nowhere but perhaps on node: node
