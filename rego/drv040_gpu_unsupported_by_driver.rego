@@ -32,22 +32,27 @@ findings contains f if {
 }
 
 # unsupported(node, v) are the reasons driver v does not drive the GPU.
-unsupported(node, v) := (too_new(node, v) | too_old(node, v)) | too_old_for_product(node, v)
+# The node's generation and product are looked up once: each lookup reads
+# labels and walks a table, for every GPU node of the fleet.
+unsupported(node, v) := too_new(archs, v) | too_old(archs, v) | too_old_for_product(products, v, too_old(archs, v)) if {
+	archs := [arch | arch := lib.gpu_architecture(node)]
+	products := [p | p := lib.gpu_product(node)]
+}
 
-too_new(node, v) := {sprintf("R%d is the last branch for %s", [arch.last_branch, arch.name]) |
-	arch := lib.gpu_architecture(node)
+too_new(archs, v) := {sprintf("R%d is the last branch for %s", [arch.last_branch, arch.name]) |
+	some arch in archs
 	lib.driver_branch(v) > arch.last_branch
 }
 
-too_old(node, v) := {sprintf("%s needs R%d or later", [arch.name, arch.first_branch]) |
-	arch := lib.gpu_architecture(node)
+too_old(archs, v) := {sprintf("%s needs R%d or later", [arch.name, arch.first_branch]) |
+	some arch in archs
 	lib.driver_branch(v) < arch.first_branch
 }
 
 # A product's own floor, unless its generation's branch floor already
 # says more.
-too_old_for_product(node, v) := {sprintf("%s needs %s or later", [p.name, p.min_version]) |
-	p := lib.gpu_product(node)
+too_old_for_product(products, v, older) := {sprintf("%s needs %s or later", [p.name, p.min_version]) |
+	count(older) == 0
+	some p in products
 	lib.version_below(v, p.min_version)
-	count(too_old(node, v)) == 0
 }

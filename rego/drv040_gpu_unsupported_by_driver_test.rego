@@ -37,6 +37,12 @@ test_product_floor if {
 	messages([node("b", b200, "570.133.20")]) == set()
 }
 
+# Below its generation's first branch, the product's own floor says
+# nothing more: one reason, the generation's.
+test_generation_floor_before_product_floor if {
+	messages([node("b", b200, "550.90.07")]) == {"b has NVIDIA-B200 (Blackwell), which driver 550.90.07 does not support: Blackwell needs R570 or later"}
+}
+
 test_supported_and_unknown_gpus_pass if {
 	messages([node("h", h100, "595.91.07")]) == set()
 	messages([node("new", {}, "550.90.07")]) == set() # GFD has not labelled it yet
