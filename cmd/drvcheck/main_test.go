@@ -210,6 +210,9 @@ func TestBadInputIsExitTwoWithOneLine(t *testing.T) {
 		{"matrix header", []string{"audit", lab, "--matrix", header}, header + ":1: header is"},
 		{"matrix short row", []string{"audit", lab, "--matrix", short}, short + ":2: want 3 fields"},
 		{"missing path", []string{"check", filepath.Join(dir, "nope")}, filepath.Join(dir, "nope") + ": no such file or directory"},
+		// The matrix is read before the fleet: a typo in --matrix fails at
+		// once, not after thousands of objects are read.
+		{"missing matrix", []string{"check", malformed, "--matrix", filepath.Join(dir, "absent.csv")}, filepath.Join(dir, "absent.csv") + ": no such file or directory"},
 		{"unknown node", []string{"tag", "lab-node-9", lab}, "tag: node lab-node-9 not found"},
 		{"broken policy", []string{"check", lab, "--policy", policyDir}, brokenPolicy + ":"},
 		{"removed apiVersion", []string{"check", oldPDB}, "PodDisruptionBudget/default/p (" + oldPDB + ":1): apiVersion policy/v1beta1"},

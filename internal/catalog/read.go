@@ -22,6 +22,18 @@ type Sources struct {
 // be read fails the whole catalog: a tag is never MISSING because its
 // source was unreachable.
 func Read(ctx context.Context, src Sources) (*Catalog, error) {
+	cat, err := Matrices(src)
+	if err != nil {
+		return nil, err
+	}
+	return cat, AddRegistries(ctx, cat, src)
+}
+
+// Matrices reads the matrix files alone into a new catalog. They depend on
+// nothing else a run reads, so a run reads them first: a matrix that is
+// missing or malformed fails before a fleet of thousands of objects is
+// read.
+func Matrices(src Sources) (*Catalog, error) {
 	cat := New()
 	for _, path := range src.Matrix {
 		rows, err := ReadMatrix(src.FS, path)
@@ -38,16 +50,21 @@ func Read(ctx context.Context, src Sources) (*Catalog, error) {
 		}
 		cat.Add(path, tags)
 	}
+	return cat, nil
+}
+
+// AddRegistries lists every registry repository of src into cat.
+func AddRegistries(ctx context.Context, cat *Catalog, src Sources) error {
 	if len(src.Registry) == 0 {
-		return cat, nil
+		return nil
 	}
 	lister, err := registry.New(src.RegistryOptions)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	listings, err := lister.List(ctx, src.Registry)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, l := range listings {
 		if l.Cached {
@@ -56,5 +73,5 @@ func Read(ctx context.Context, src Sources) (*Catalog, error) {
 		}
 		cat.AddRepository(l.Repository, l.Repository, l.Tags)
 	}
-	return cat, nil
+	return nil
 }

@@ -223,6 +223,10 @@ func open(ctx context.Context, cfg Config, read Reader) (*opened, error) {
 	if err != nil {
 		return nil, err
 	}
+	cat, err := catalog.Matrices(cfg.Sources())
+	if err != nil {
+		return nil, err
+	}
 	inv, err := read(engine.Custom())
 	if err != nil {
 		return nil, err
@@ -259,8 +263,7 @@ func open(ctx context.Context, cfg Config, read Reader) (*opened, error) {
 		profile.Apply(facts, inv.Nodes)
 	}
 	cfg = cfg.withProfile(profile, facts.List())
-	cat, err := catalog.Read(ctx, cfg.Sources())
-	if err != nil {
+	if err := catalog.AddRegistries(ctx, cat, cfg.Sources()); err != nil {
 		return nil, err
 	}
 	if cat, err = Confirm(ctx, cfg, cat, neededTags(facts)); err != nil {
