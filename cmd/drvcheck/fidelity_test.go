@@ -639,21 +639,25 @@ func setNodeStates(t *testing.T, c *testcluster.Cluster, nodes []fnode) {
 
 // waitSettled waits until every pod on a Ready node runs and is Ready,
 // every pod is bound (or on a NotReady node), and every budget's status
-// has caught up with its pods.
+// has caught up with its pods. It allows four minutes, not waitFor's two:
+// on a loaded machine the control plane once took longer (the NotReady
+// scenario, in CI), and a timeout names what was still pending.
 func waitSettled(t *testing.T, c *testcluster.Cluster, nodes []fnode) {
 	t.Helper()
 	notReady := map[string]bool{}
 	for _, n := range nodes {
 		notReady[n.name] = n.notReady
 	}
-	waitFor(t, "the scenario's pods and budgets", func(ctx context.Context) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	err := testcluster.Poll(ctx, "the scenario's pods and budgets", func(ctx context.Context) (bool, error) {
 		pods, err := c.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err
 		}
 		for _, p := range pods.Items {
 			if p.Spec.NodeName == "" || !notReady[p.Spec.NodeName] && !podReady(&p) {
-				return false, nil
+				return false, fmt.Errorf("pod %s/%s (node %q, phase %s) is not bound and Ready", p.Namespace, p.Name, p.Spec.NodeName, p.Status.Phase)
 			}
 		}
 		pdbs, err := c.Client.PolicyV1().PodDisruptionBudgets("").List(ctx, metav1.ListOptions{})
@@ -662,11 +666,15 @@ func waitSettled(t *testing.T, c *testcluster.Cluster, nodes []fnode) {
 		}
 		for _, b := range pdbs.Items {
 			if b.Status.ObservedGeneration < b.Generation || b.Status.ExpectedPods == 0 || b.Status.CurrentHealthy != b.Status.ExpectedPods {
-				return false, nil
+				return false, fmt.Errorf("budget %s/%s: %d of %d pods healthy, generation %d observed %d", b.Namespace, b.Name,
+					b.Status.CurrentHealthy, b.Status.ExpectedPods, b.Generation, b.Status.ObservedGeneration)
 			}
 		}
 		return true, nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func podReady(p *corev1.Pod) bool {
