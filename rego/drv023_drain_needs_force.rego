@@ -24,6 +24,7 @@ meta := {
 findings contains f if {
 	some node in lib.gpu_nodes
 	d := input.drain[node.name]
+	count(d.needs_force) + count(d.needs_delete_emptydir) > 0 # most nodes have neither
 	skip := {e.pod | some e in object.get(lib.upgrade_node(node.name), "not_deletable", [])}
 	some p in array.concat(d.needs_force, d.needs_delete_emptydir)
 	not p.pod in skip

@@ -21,10 +21,10 @@ meta := {
 
 findings contains f if {
 	some w in input.workloads
+	count(w.gpu.hidden) > 0 # the selective test first: most workloads stop here
 	lib.reported(w)
 	not w.gpu.requests
 	not w.gpu.operand
-	count(w.gpu.hidden) > 0
 	w.gpu.gpu_nodes > 0
 	removed_by_no_phase(w)
 	f := lib.finding(meta, w.object, {
