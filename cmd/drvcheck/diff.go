@@ -16,6 +16,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/plan"
 	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/internal/runner"
+	"github.com/drvcheck/drvcheck/policy"
 )
 
 // runDiff says what a change of the GPU Operator's configuration (its
@@ -48,6 +49,11 @@ func runDiff(ctx context.Context, e *env, args []string) error {
 	if c.Rolling != nil && o.failsAt(c.Rolling.Severity) {
 		return errFindings
 	}
+	// Nodes that lose their driver pod are rolled by nobody: no rollout's
+	// verdict speaks of them, and they are the worst a change can do.
+	if c.Verdict == operator.Removed && o.failsAt(policy.Error) {
+		return errFindings
+	}
 	return nil
 }
 
@@ -59,6 +65,10 @@ type side struct {
 	values  string
 	name    string
 	cleanup func()
+	// named: the user named this side (OLD or NEW), so it must hold a
+	// configuration of the operator; a merge base may lack one (the
+	// pull request adds it).
+	named bool
 }
 
 // config is the run's config for the side: its paths, and its own values
@@ -112,9 +122,9 @@ func diffSides(ctx context.Context, o *options, ref string) (side, side, error) 
 // stands for the chart's configuration; anything else is read as objects.
 func givenSide(o *options, path string, shared []string) side {
 	if isValues(o, path) {
-		return side{paths: shared, values: path, name: path}
+		return side{paths: shared, values: path, name: path, named: true}
 	}
-	return side{paths: append([]string{path}, shared...), values: o.Operator.OperatorValues, name: path}
+	return side{paths: append([]string{path}, shared...), values: o.Operator.OperatorValues, name: path, named: true}
 }
 
 // compareConfigs reads both sides, compares their profiles, and rolls the
@@ -123,24 +133,12 @@ func compareConfigs(ctx context.Context, e *env, o *options, pf *policyFlags, ba
 	if base.cleanup != nil {
 		defer base.cleanup()
 	}
-	var baseProfile *operator.Profile
-	baseFacts := nodefacts.All(nil)
-	if len(base.paths) > 0 || base.values != "" { // the merge base may lack the paths: all is new
-		cfg := base.config(e, o)
-		inv := &inventory.Inventory{}
-		if len(base.paths) > 0 { // no path is no object, never standard input
-			var err error
-			if inv, err = runner.Files(ctx, cfg)(false); err != nil {
-				return nil, fmt.Errorf("diff: %s: %w", base.name, err)
-			}
-		}
-		var err error
-		if baseProfile, baseFacts, err = runner.Profile(cfg, inv); err != nil {
-			return nil, fmt.Errorf("diff: %s: %w", base.name, err)
-		}
-	}
 	if len(head.paths) == 0 {
 		return nil, errors.New("diff: give the PATHs of the fleet (its nodes) besides the two values files")
+	}
+	baseProfile, baseFacts, err := readBase(ctx, e, o, base)
+	if err != nil {
+		return nil, err
 	}
 	cfg := head.config(e, o)
 	res, m, err := runner.RunUpgrade(ctx, cfg, runner.Files(ctx, cfg))
@@ -148,7 +146,7 @@ func compareConfigs(ctx context.Context, e *env, o *options, pf *policyFlags, ba
 		return nil, err
 	}
 	if res.Profile == nil {
-		return nil, fmt.Errorf("diff: %s holds no GPU Operator configuration (a ClusterPolicy, NVIDIADrivers, the chart's values or a GitOps object that installs it)", head.name)
+		return nil, noConfiguration(head)
 	}
 	if baseProfile == nil {
 		baseProfile = &operator.Profile{Version: res.Profile.Version}
@@ -180,6 +178,39 @@ func compareConfigs(ctx context.Context, e *env, o *options, pf *policyFlags, ba
 		return nil, fmt.Errorf("diff: %w", err)
 	}
 	return c, nil
+}
+
+// readBase reads the base side as the head side is read: the same opener,
+// limits and warnings, and for a side the user named the same error when
+// it holds no configuration of the operator. A base that is a link out of
+// the repository, an alias bomb or a list was read as empty, and the
+// change called a full rollout. A merge base without the paths is empty:
+// everything is new.
+func readBase(ctx context.Context, e *env, o *options, base side) (*operator.Profile, *nodefacts.Set, error) {
+	if len(base.paths) == 0 && base.values == "" {
+		return nil, nodefacts.All(nil), nil
+	}
+	cfg := base.config(e, o)
+	inv := &inventory.Inventory{}
+	if len(base.paths) > 0 { // no path is no object, never standard input
+		var err error
+		if inv, err = runner.Files(ctx, cfg)(false); err != nil {
+			return nil, nil, fmt.Errorf("diff: %s: %w", base.name, err)
+		}
+		runner.WarnUnread(cfg, inv)
+	}
+	p, facts, err := runner.Profile(cfg, inv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("diff: %s: %w", base.name, err)
+	}
+	if p == nil && base.named {
+		return nil, nil, noConfiguration(base)
+	}
+	return p, facts, nil
+}
+
+func noConfiguration(s side) error {
+	return fmt.Errorf("diff: %s holds no GPU Operator configuration (a ClusterPolicy, NVIDIADrivers, the chart's values or a GitOps object that installs it)", s.name)
 }
 
 // worstChange is the verdict: the most disruptive change of any node,

@@ -25,6 +25,7 @@ import (
 // options are a command's options (internal/config, one struct per
 // concern), from its flags over the config file over the defaults.
 type options struct {
+	config.Run
 	config.Loading
 	config.Registry
 	config.Rules
@@ -37,6 +38,7 @@ type options struct {
 	trustConfig bool
 
 	start  time.Time // when the command began, for the metrics
+	until  time.Time // --timeout's end, once deadline has set it (zero: none)
 	fs     *pflag.FlagSet
 	bound  []any // the structs whose flags the command has
 	conf   *config.File
@@ -71,7 +73,9 @@ func newBareFlags(e *env, name, args string) *options {
 		*e.flags = fs
 	}
 	o.Loading, o.Registry, o.Rules, _, o.Output = config.Defaults()
+	o.Run = config.Run{Deadline: config.Duration(config.DefaultDeadline)}
 	fs.Usage = func() { o.usage(stderr, name, args) }
+	o.bind(&o.Run) // every command is bounded
 	return o
 }
 
@@ -159,6 +163,7 @@ func (o *options) runnerConfig(e *env, paths []string) runner.Config {
 	return runner.Config{
 		Paths:      paths,
 		Stdin:      e.stdin,
+		Run:        o.Run,
 		Loading:    o.Loading,
 		Registry:   o.Registry,
 		Rules:      o.Rules,
@@ -174,9 +179,10 @@ func (o *options) runnerConfig(e *env, paths []string) runner.Config {
 // repositories of the paths and of the config file, within the limits.
 func (o *options) files(paths []string) *repofs.FS {
 	roots := repofs.RootsOf(append(slices.Clone(paths), o.conf.Path)...)
-	fsys, err := repofs.New(roots, repofs.Limits{File: int64(o.MaxFileSize), Total: int64(o.MaxInputSize)})
+	lim := repofs.Limits{File: int64(o.MaxFileSize), Total: int64(o.MaxInputSize), Until: o.until}
+	fsys, err := repofs.New(roots, lim)
 	if err != nil { // a working folder gone: every read then fails naming its path
-		fsys, _ = repofs.New(nil, repofs.Limits{File: int64(o.MaxFileSize), Total: int64(o.MaxInputSize)})
+		fsys, _ = repofs.New(nil, lim)
 	}
 	return fsys
 }
@@ -211,10 +217,13 @@ func (o *options) failsAt(severity string) bool {
 func colorFor(f *os.File) bool { return render.ColorFor(f) }
 
 // deadline bounds the whole run by --timeout: reading, rendering (each
-// render also by --render-timeout) and evaluating the rules.
+// render also by --render-timeout), evaluating the rules and writing the
+// reports. The opener learns the end too (o.files), for what no context
+// reaches: a pipe the user named that is never closed.
 func (o *options) deadline(ctx context.Context) (context.Context, context.CancelFunc) {
-	if d := time.Duration(o.Deadline); d > 0 && slices.Contains(o.bound, any(&o.Rules)) {
-		return context.WithTimeoutCause(ctx, d, fmt.Errorf("the run did not finish within %s (--timeout)", d))
+	if d := time.Duration(o.Deadline); d > 0 {
+		o.until = time.Now().Add(d)
+		return context.WithDeadlineCause(ctx, o.until, fmt.Errorf("the run did not finish within %s (--timeout)", d))
 	}
 	return context.WithCancel(ctx)
 }

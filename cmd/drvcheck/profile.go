@@ -7,6 +7,9 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
+	"syscall"
+
+	"github.com/drvcheck/drvcheck/internal/repofs"
 )
 
 // profiling is --profile cpu=FILE,mem=FILE: a CPU profile of the whole
@@ -42,7 +45,7 @@ func (p *profiling) start() error {
 	if p.cpu == "" {
 		return nil
 	}
-	f, err := os.Create(p.cpu)
+	f, err := createProfile(p.cpu)
 	if err != nil {
 		return fmt.Errorf("--profile cpu: %w", err)
 	}
@@ -62,7 +65,7 @@ func (p *profiling) stop() error {
 		errs = append(errs, p.cpuFile.Close())
 	}
 	if p.mem != "" {
-		f, err := os.Create(p.mem)
+		f, err := createProfile(p.mem)
 		if err == nil {
 			runtime.GC() // the heap as the run left it, and its allocations
 			err = errors.Join(pprof.Lookup("allocs").WriteTo(f, 0), f.Close())
@@ -72,4 +75,22 @@ func (p *profiling) stop() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// createProfile creates a profile's file, a regular file only: opened
+// without blocking, a named pipe at the path is refused at once instead
+// of holding the run until something reads it.
+func createProfile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NONBLOCK, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = fmt.Errorf("%s: not a regular file (%s)", path, repofs.KindOf(info.Mode()))
+		}
+		return nil, err
+	}
+	return f, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -136,12 +137,16 @@ func (o *options) loadBaseline(paths []string) error {
 	if o.Baseline == "" {
 		return nil
 	}
-	data, err := o.files(append(slices.Clone(paths), ".")).ReadGiven(o.Baseline)
+	fsys := o.files(append(slices.Clone(paths), "."))
+	err := fsys.StreamGiven(o.Baseline, func(r io.Reader) error {
+		var err error
+		o.base, err = baseline.Read(o.Baseline, r)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("--baseline %w", err)
 	}
-	o.base, err = baseline.Parse(o.Baseline, data)
-	return err
+	return nil
 }
 
 // conclude ends a run of the rules (check, scan): it names the rules that

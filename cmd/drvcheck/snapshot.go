@@ -47,7 +47,7 @@ func runSnapshot(ctx context.Context, e *env, args []string) error {
 		_, err = e.stdout.Write(buf.Bytes())
 		return err
 	}
-	err = report.ReplaceFile(*file, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err })
+	err = report.ReplaceFile(ctx, *file, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err })
 	if err != nil {
 		return fmt.Errorf("--file %w", err)
 	}

@@ -18,6 +18,8 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	if err := o.parse(args); err != nil {
 		return err
 	}
+	ctx, cancel := o.deadline(ctx)
+	defer cancel()
 	format := "text"
 	if o.fs.Changed("output") {
 		format = o.Output.Output

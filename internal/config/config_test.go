@@ -190,11 +190,12 @@ func TestARepositoryConfigIsNotTrusted(t *testing.T) {
 				t.Fatal(err)
 			}
 			l, reg, rules, cl, out := Defaults()
+			run := Run{Deadline: Duration(DefaultDeadline)}
 			var rep Reports
 			var op Operator
 			fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
-			Bind(fs, &l, &reg, &rules, &cl, &out, &rep, &op)
-			err = file.Apply(fs, &l, &reg, &rules, &cl, &out, &rep, &op)
+			Bind(fs, &run, &l, &reg, &rules, &cl, &out, &rep, &op)
+			err = file.Apply(fs, &run, &l, &reg, &rules, &cl, &out, &rep, &op)
 			switch {
 			case trusted || want == "":
 				if err != nil {

@@ -53,8 +53,17 @@ type Rules struct {
 	Data       []string `json:"data" path:"" usage:"JSON or YAML data for the rules; repeatable"`
 	CUDACompat string   `json:"cuda-compat" usage:"driver floor of a CUDA image: minor (the major's minor-version compatibility floor) or strict (the toolkit's own minimum driver)"`
 	AllowNet   []string `json:"allow-net" trust:"cli" usage:"HOST that rules may reach with http.send or net.lookup_ip_addr (none by default); repeatable"`
-	Deadline   Duration `json:"timeout" trust:"bound" usage:"the longest a run may take: reading, rendering and evaluating the rules, e.g. 2m; 0 waits forever"`
 }
+
+// Run bounds a whole run, of every command: a named pipe that is never
+// closed, a report written to a pipe nobody reads or a cluster that
+// answers slowly must not hold a CI job until its own timeout.
+type Run struct {
+	Deadline Duration `json:"timeout" trust:"bound" usage:"the longest a run may take: reading, rendering, evaluating the rules and writing the reports, e.g. 2m; 0 waits forever"`
+}
+
+// DefaultDeadline is --timeout's default: the target fleet takes seconds.
+const DefaultDeadline = 2 * time.Minute
 
 // Operator is how the GPU Operator deploys drivers, when the objects read
 // do not say it (or to override what they say): the operator profile of
@@ -111,11 +120,11 @@ const ConfigMapReport = "configmap"
 func Defaults() (Loading, Registry, Rules, Cluster, Output) {
 	return Loading{MaxFileSize: repofs.DefaultMaxFile, MaxInputSize: repofs.DefaultMaxTotal, RenderTimeout: Duration(DefaultRenderTimeout)},
 		Registry{Timeout: Duration(registry.DefaultTimeout), CacheDir: registry.DefaultCacheDir(), CacheTTL: Duration(registry.DefaultCacheTTL)},
-		Rules{CUDACompat: "minor", Deadline: Duration(2 * time.Minute)},
+		Rules{CUDACompat: "minor"},
 		Cluster{RequestTimeout: Duration(cluster.DefaultTimeout)},
 		Output{Output: "text", FailOn: "error"}
 }
 
 // every lists a value of each options struct, for the keys a config file
 // may hold.
-var every = []any{&Loading{}, &Registry{}, &Rules{}, &Operator{}, &Cluster{}, &Output{}, &Reports{}, &Inputs{}}
+var every = []any{&Run{}, &Loading{}, &Registry{}, &Rules{}, &Operator{}, &Cluster{}, &Output{}, &Reports{}, &Inputs{}}

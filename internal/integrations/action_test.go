@@ -309,3 +309,20 @@ func TestActionSummaryStartsWithTheOperatorChange(t *testing.T) {
 		t.Errorf("outcome %s, outputs %v\nsummary:\n%s\nlog:\n%s", outcome, out, summary, r.log.String())
 	}
 }
+
+// An invalid mode is named in the step's ::error line as a command's data
+// is written: a line break in the input must not start a workflow command
+// of the input's choosing.
+func TestActionEscapesAnInvalidMode(t *testing.T) {
+	r := newRunner(t)
+	_, outcome := r.action(map[string]string{"mode": "nope\n::warning title=pwned::owned\r", "sarif-file": filepath.Join(t.TempDir(), "x.sarif")})
+	log := r.log.String()
+	if outcome != "failure" || !strings.Contains(log, `::error title=drvcheck::mode "nope%0A::warning title=pwned::owned%0D": want check or scan`) {
+		t.Errorf("outcome %s\n%s", outcome, log)
+	}
+	for _, line := range strings.Split(log, "\n") {
+		if strings.HasPrefix(line, "::warning") {
+			t.Errorf("the input wrote a workflow command: %q", line)
+		}
+	}
+}

@@ -52,7 +52,7 @@ func TestPreCommitHooksDeclare(t *testing.T) {
 		// The staged files, as rendered, and the snapshot, or the whole tree.
 		whole := id == "drvcheck-tree"
 		if h.PassFilenames == nil || *h.PassFilenames == whole || whole != slices.Equal(h.Args, []string{"."}) ||
-			!whole && !slices.Equal(h.Args, []string{"--as-rendered", "--nodes", ".drvcheck/nodes.yaml"}) {
+			!whole && !slices.Equal(h.Args, []string{"--as-rendered", "--nodes", ".drvcheck/nodes.yaml", "--"}) {
 			t.Errorf("%s: pass_filenames %v args %v", id, h.PassFilenames, h.Args)
 		}
 		re, err := regexp.Compile(h.Files)
@@ -291,5 +291,55 @@ func TestPreCommitTreeHookReadsTheSnapshot(t *testing.T) {
 	code, out := runHook(t, hooks(t)["drvcheck-tree"], dir, "k8s/cuda12-job.yaml")
 	if code != 1 || !strings.Contains(out, "DRV001 missing-driver-image  Node/lab-node-3\n    .drvcheck/nodes.yaml:") {
 		t.Errorf("exit %d\n%s", code, out)
+	}
+}
+
+// pre-commit itself, on a repository whose files are named like
+// drvcheck's flags: it appends the file names after the hook's args, and
+// without the "--" that ends them a file named --report=json=pwned.json
+// chose where a report went and --baseline=base.json a baseline that hid
+// the finding. Run with --all-files, so the names are git's own.
+func TestPreCommitFileNamesThatLookLikeFlags(t *testing.T) {
+	if _, err := exec.LookPath("pre-commit"); err != nil {
+		if os.Getenv("DRVCHECK_REQUIRE_PRECOMMIT") != "" {
+			t.Fatal("pre-commit is not on PATH and DRVCHECK_REQUIRE_PRECOMMIT is set")
+		}
+		t.Skip("pre-commit is not on PATH")
+	}
+	dir := snapshotRepo(t, "matrix: [support-matrix.csv]\n")
+	cm := []byte(`{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}` + "\n")
+	baseline := []byte(`{"findings": [{"rule": "DRV001", "object": {"kind": "Node", "namespace": "", "name": "lab-node-3"}, "message": "known"}]}` + "\n")
+	for name, data := range map[string][]byte{"--report=json=pwned.json": cm, "--baseline=base.json": cm, "base.json": baseline} {
+		if err := writeTo(filepath.Join(dir, name), data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := append(os.Environ(), "PATH="+pathWith(bin), "PRE_COMMIT_HOME="+t.TempDir(), "HOME="+t.TempDir(),
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+	run := func(name string, args ...string) (int, string) {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return cmd.ProcessState.ExitCode(), string(out)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}} {
+		if code, out := run("git", args...); code != 0 {
+			t.Fatalf("git %v: %s", args, out)
+		}
+	}
+	code, out := run("pre-commit", "try-repo", repo, "drvcheck", "--all-files", "--verbose")
+	if code != 1 || !strings.Contains(out, "DRV001 missing-driver-image  Node/lab-node-3") || strings.Contains(out, "against the baseline") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pwned.json")); err == nil {
+		t.Error("a file name chose a report path")
 	}
 }

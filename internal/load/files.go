@@ -166,7 +166,7 @@ func read(src *Source, opt Options) ([]byte, error) {
 		if r == nil {
 			r = os.Stdin
 		}
-		return opt.FS.Read(src.Name, r)
+		return opt.FS.ReadStream(src.Name, r)
 	}
 	if src.given {
 		return opt.FS.ReadGiven(src.Name)
@@ -203,13 +203,34 @@ func expand(paths []string, opt Options) ([]*Source, error) {
 			out = append(out, &Source{Name: p, given: true})
 			continue
 		}
-		found, err := walk(p, opt)
+		root, err := namedFolder(p, opt.FS)
+		if err != nil {
+			return nil, err
+		}
+		found, err := walk(root, opt)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, found...)
 	}
 	return out, nil
+}
+
+// namedFolder is the folder p names as a walk's root, with or without a
+// trailing slash: inside a repository, where it must lead (a link out of
+// it is refused, as a file's is); and a link followed once, for a walk
+// does not descend into a link it starts at (check charts/link found
+// nothing where check charts/link/ found the chart).
+func namedFolder(p string, fsys *repofs.FS) (string, error) {
+	if fsys.Inside(p) {
+		if _, err := fsys.Resolve(p); err != nil {
+			return "", err
+		}
+	}
+	if info, err := os.Lstat(p); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		return p + string(filepath.Separator), nil
+	}
+	return p, nil
 }
 
 func walk(root string, opt Options) ([]*Source, error) {

@@ -10,23 +10,41 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
-// Escape writes the control characters of s as Go escapes (\n, \r, \x1b).
+// MaxValue is the most of one value a line prints, in bytes: a label
+// value of megabytes must not print megabytes into a terminal, a CI log or
+// a pull-request comment (-o json keeps it whole).
+const MaxValue = 4096
+
+// Escape writes the control characters of s as Go escapes (\n, \r, \x1b),
+// and cuts what is past MaxValue bytes, saying how much.
 func Escape(s string) string {
-	if strings.IndexFunc(s, unicode.IsControl) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
+	cut := 0
+	if len(s) > MaxValue {
+		end := MaxValue
+		for end > 0 && !utf8.RuneStart(s[end]) {
+			end--
 		}
-		b.WriteRune(r)
+		s, cut = s[:end], len(s)-end
 	}
-	return b.String()
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		var b strings.Builder
+		for _, r := range s {
+			if unicode.IsControl(r) {
+				q := strconv.QuoteRune(r)
+				b.WriteString(q[1 : len(q)-1])
+				continue
+			}
+			b.WriteRune(r)
+		}
+		s = b.String()
+	}
+	if cut > 0 {
+		s += fmt.Sprintf("… (%d more bytes)", cut)
+	}
+	return s
 }
 
 // Error is err's text on one line, each run of white space one space: a

@@ -13,7 +13,8 @@ import (
 // or the values file's, which stand for one), or one NVIDIADriver's.
 type Driver struct {
 	// Object is where it was read: ClusterPolicy/NAME, NVIDIADriver/NAME,
-	// or a stand-in (Flags/drvcheck, Values/FILE).
+	// the object a values file makes (values.go), the GitOps object that
+	// installs the chart, or the flags' stand-in (Flags/drvcheck).
 	Object      object.Ref
 	Enabled     bool
 	Precompiled bool

@@ -3,8 +3,6 @@ package operator
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"sigs.k8s.io/yaml"
 
@@ -37,9 +35,20 @@ const (
 	chartImage      = "driver"
 )
 
+// The objects the chart's templates make of the values: the ClusterPolicy
+// (deployments/gpu-operator/templates/clusterpolicy.yaml:4) and, with
+// nvidiaDriverCRD.enabled and deployDefaultCR, the NVIDIADriver
+// (templates/nvidiadriver.yaml:1-5).
+var (
+	chartClusterPolicy = object.Ref{Kind: "ClusterPolicy", Name: "cluster-policy"}
+	chartNVIDIADriver  = object.Ref{Kind: "NVIDIADriver", Name: "default"}
+)
+
 // fromValues maps a values file as the chart's templates do: driver.* to
 // the ClusterPolicy's spec.driver, or, with nvidiaDriverCRD.enabled, to
-// the NVIDIADriver named default the chart deploys.
+// the NVIDIADriver named default the chart deploys. The driver is named
+// for that object, as the operator's owner label names it, not for the
+// file: two values files of one release configure the same DaemonSet.
 func fromValues(fsys *repofs.FS, path string) (*Profile, error) {
 	data, err := fsys.ReadGiven(path)
 	if err != nil {
@@ -49,20 +58,15 @@ func fromValues(fsys *repofs.FS, path string) (*Profile, error) {
 	if err := yaml.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("--operator-values %s: not a values file: %v", path, err)
 	}
-	return fromValueMap(m, object.Ref{Kind: "Values", Name: repoRelative(path)}, "--operator-values "+path)
-}
-
-// repoRelative is path from the root of its repository, as findings name
-// files; a path outside any is kept as given.
-func repoRelative(path string) string {
-	abs, err := filepath.Abs(path)
+	p, err := fromValueMap(m, chartClusterPolicy, "--operator-values "+path)
 	if err != nil {
-		return path
+		return nil, err
 	}
-	if rel, err := filepath.Rel(repofs.RepoRoot(filepath.Dir(abs)), abs); err == nil && !strings.HasPrefix(rel, "..") {
-		return filepath.ToSlash(rel)
+	if p.Mode == ModeNVIDIADriver {
+		p.Drivers[0].Object = chartNVIDIADriver
 	}
-	return path
+	p.From = fromAll("--operator-values " + path)
+	return p, nil
 }
 
 // fromValueMap is the profile the chart's values m make, typed as the

@@ -180,6 +180,12 @@ func scopesOf(m *drain.Model, after After, opt RollingOptions) ([]*scope, error)
 			sc.unmanaged = append(sc.unmanaged, NodeOutcome{Node: n.Name, Scope: name, Outcome: Skipped, Note: "not managed: " + f.Image.Reason})
 			continue
 		}
+		if removed, why := removedBy(opt.Change, n.Name); removed {
+			// Its DaemonSet's pod goes at once; the upgrade controller
+			// has no driver pod of it to roll.
+			sc.unmanaged = append(sc.unmanaged, NodeOutcome{Node: n.Name, Scope: name, Outcome: Skipped, Note: "not rolled: it " + why})
+			continue
+		}
 		sc.nodes = append(sc.nodes, n)
 		st := startOf(m, n, opt.Driver)
 		if policy.Manual { // the manual procedure knows no upgrade states

@@ -102,6 +102,16 @@ func changeStart(n *corev1.Node, st start, sc *scope, change func(string) (strin
 	return st
 }
 
+// removedBy says whether change (a diff's) takes the node's driver pod
+// away, and why.
+func removedBy(change func(string) (string, string), node string) (bool, string) {
+	if change == nil {
+		return false, ""
+	}
+	kind, why := change(node)
+	return kind == operator.Removed, why
+}
+
 // manualStart: the manual procedure upgrades every node not on version.
 func manualStart(n *corev1.Node, version string) start {
 	if nodefacts.Of(n).DriverVersion == version {

@@ -60,7 +60,7 @@ func Changes(w io.Writer, format string, c *Change) error {
 			fmt.Fprintf(bw, "  node %s: %s\n", oneline.Escape(n.Node), oneline.Escape(n.Why))
 		}
 	}
-	fmt.Fprintf(bw, "Nodes: %d full rollout, %d restart-only, %d no-op\n", counts[operator.FullRollout], counts[operator.RestartOnly], counts[operator.NoOp])
+	fmt.Fprintf(bw, "Nodes: %d full rollout, %d restart-only, %d no-op, %d removed\n", counts[operator.FullRollout], counts[operator.RestartOnly], counts[operator.NoOp], counts[operator.Removed])
 	if c.Rolling != nil {
 		fmt.Fprintln(bw)
 		if err := bw.Flush(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/drvcheck/drvcheck/internal/baseline"
+	"github.com/drvcheck/drvcheck/internal/oneline"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -53,13 +54,15 @@ func githubLevel(severity string) string {
 	return "notice"
 }
 
-// escapeData escapes a command's message as the Actions runner decodes it:
-// % first, then carriage return and newline.
+// escapeData escapes a command's message as the Actions runner decodes it
+// (% first, then carriage return and newline); then the other control
+// characters a manifest may hold (ESC, BEL) are written as escapes and the
+// value bounded, as the text format does: the log is a terminal too.
 func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return oneline.Escape(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s))
 }
 
 // escapeProperty escapes a property value, where ":" and "," also delimit.
 func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return oneline.Escape(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s))
 }

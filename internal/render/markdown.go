@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/drvcheck/drvcheck/internal/baseline"
+	"github.com/drvcheck/drvcheck/internal/oneline"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -103,13 +104,14 @@ func location(f policy.Finding, opt Options) string {
 	if f.File == "" {
 		return ""
 	}
-	return "`" + strings.ReplaceAll(fmt.Sprintf("%s:%d", opt.displayPath(f.File), f.Line), "`", "'") + "`"
+	return "`" + strings.NewReplacer("`", "'", "|", `\|`).Replace(oneline.Escape(fmt.Sprintf("%s:%d", opt.displayPath(f.File), f.Line))) + "`"
 }
 
 // cell makes text safe inside a table cell: pipes escaped, lines joined,
 // and HTML-significant characters written as entities.
 func cell(s string) string {
 	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	s = oneline.Escape(s) // ESC and BEL as escapes, the value bounded, as text does
 	s = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "|", `\|`).Replace(s)
 	return strings.TrimSpace(s)
 }

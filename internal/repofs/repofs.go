@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -35,9 +36,11 @@ const (
 )
 
 // Limits bound what a run reads: one input (a file, stdin, one chart's
-// rendering) and all of them together. Zero takes the default.
+// rendering) and all of them together (zero takes the default), and when
+// a stream must have ended (--timeout; zero: never).
 type Limits struct {
 	File, Total int64
+	Until       time.Time
 }
 
 // FS opens files for one run. It is safe for concurrent use; its byte
@@ -48,8 +51,13 @@ type FS struct {
 	used  *atomic.Int64
 }
 
-// root is a folder files may be read from, as named and resolved.
-type root struct{ abs, real string }
+// root is a folder files may be read from, as named and resolved; repo
+// says it is a repository's (it holds .git), not a folder the user named
+// outside any.
+type root struct {
+	abs, real string
+	repo      bool
+}
 
 // ErrOutside is the error of a path that leads out of every root.
 var ErrOutside = errors.New("outside the repository")
@@ -73,7 +81,8 @@ func New(roots []string, lim Limits) (*FS, error) {
 		if err != nil {
 			continue // a path that does not exist: its reader names it
 		}
-		f.roots = append(f.roots, root{abs: abs, real: real})
+		_, git := os.Lstat(filepath.Join(real, ".git"))
+		f.roots = append(f.roots, root{abs: abs, real: real, repo: git == nil})
 	}
 	return f, nil
 }
@@ -116,15 +125,17 @@ func (f *FS) Resolve(name string) (string, error) {
 	return "", fmt.Errorf("%s: not read: %w", name, ErrOutside)
 }
 
-// Inside says whether name, as written (no link followed), is in a root:
-// whether the repository decides what it holds.
+// Inside says whether name, as written (no link followed), is in a
+// repository: whether the repository decides what it holds. A folder the
+// user named outside every repository is a root too (its walk stays in
+// it), but what the user names in it is the user's own.
 func (f *FS) Inside(name string) bool {
 	abs, err := filepath.Abs(name)
 	if err != nil {
 		return false
 	}
 	for _, r := range f.roots {
-		if Within(abs, r.abs) || Within(abs, r.real) {
+		if r.repo && (Within(abs, r.abs) || Within(abs, r.real)) {
 			return true
 		}
 	}
@@ -173,6 +184,17 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 // the limits. What a repository names (a chart's file, a values file of an
 // Argo CD Application, a kustomize patch) is read through it.
 func (f *FS) ReadFile(name string) ([]byte, error) {
+	file, err := f.openRegular(name)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	return f.Read(name, file)
+}
+
+// openRegular opens the regular file name leads to, inside the roots and
+// no larger than one input may be.
+func (f *FS) openRegular(name string) (*os.File, error) {
 	real, err := f.Resolve(name)
 	if err != nil {
 		return nil, err
@@ -183,35 +205,111 @@ func (f *FS) ReadFile(name string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, fileerr.Reason(err))
 	}
-	defer file.Close()
 	info, err := file.Stat()
+	switch {
+	case err != nil:
+		err = fmt.Errorf("%s: %w", name, fileerr.Reason(err))
+	case !info.Mode().IsRegular():
+		err = fmt.Errorf("%s: not read: not a regular file (%s)", name, KindOf(info.Mode()))
+	case info.Size() > f.lim.File:
+		err = f.TooLarge(name) // before a byte is read
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, fileerr.Reason(err))
+		file.Close()
+		return nil, err
 	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not read: not a regular file (%s)", name, KindOf(info.Mode()))
-	}
-	if info.Size() > f.lim.File {
-		return nil, f.TooLarge(name) // before a byte is read
-	}
-	return f.Read(name, file)
+	return file, nil
 }
 
 // ReadGiven reads a file the user named on the command line (a flag's
-// path): inside a root, as ReadFile does, since the repository decides
-// what it is; elsewhere as named, whatever it is (a process substitution
-// is a pipe), within the limits.
+// path or an argument): inside a repository, as ReadFile does, since the
+// repository decides what it is; elsewhere as named, whatever it is (a
+// process substitution is a pipe, /dev/stdin a link to one), within the
+// limits and by the run's end.
 func (f *FS) ReadGiven(name string) ([]byte, error) {
 	f = f.orDefault()
 	if f.Inside(name) {
 		return f.ReadFile(name)
 	}
-	file, err := os.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, fileerr.Reason(err))
+	return f.bounded(name, func() ([]byte, error) {
+		file, err := os.Open(name) // a pipe's open waits for its writer: bounded too
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, fileerr.Reason(err))
+		}
+		defer file.Close()
+		return f.Read(name, file)
+	})
+}
+
+// StreamGiven opens the file the user named as ReadGiven reads it, and
+// gives it to decode to read as a stream, within the limits and by the
+// run's end: for what is decoded as it is read, never held whole (a
+// baseline at the size limit took twice its size, and more, held whole).
+func (f *FS) StreamGiven(name string, decode func(io.Reader) error) error {
+	f = f.orDefault()
+	_, err := f.bounded(name, func() ([]byte, error) {
+		var file *os.File
+		var err error
+		if f.Inside(name) {
+			file, err = f.openRegular(name)
+		} else if file, err = os.Open(name); err != nil {
+			err = fmt.Errorf("%s: %w", name, fileerr.Reason(err))
+		}
+		if err != nil {
+			return nil, err
+		}
+		defer file.Close()
+		return nil, decode(&capped{counted: counted{r: io.LimitReader(file, f.lim.File+1), f: f, name: name}})
+	})
+	return err
+}
+
+// capped is counted, and fails once more than one input may hold has
+// been read.
+type capped struct {
+	counted
+	n int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	n, err := c.counted.Read(p)
+	if c.n += int64(n); c.n > c.f.lim.File {
+		return n, c.f.TooLarge(c.name)
 	}
-	defer file.Close()
-	return f.Read(name, file)
+	return n, err
+}
+
+// ReadStream reads r, a stream the user gave (standard input), within
+// the limits and by the run's end.
+func (f *FS) ReadStream(name string, r io.Reader) ([]byte, error) {
+	return f.bounded(name, func() ([]byte, error) { return f.Read(name, r) })
+}
+
+// bounded runs read, a read that may block for good (a pipe whose writer
+// never closes it), and gives up at Limits.Until naming the input. The
+// read is left blocked: the run ends with an error, and the process with
+// it.
+func (f *FS) bounded(name string, read func() ([]byte, error)) ([]byte, error) {
+	if f.lim.Until.IsZero() {
+		return read()
+	}
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		data, err := read()
+		done <- result{data, err}
+	}()
+	timer := time.NewTimer(time.Until(f.lim.Until))
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r.data, r.err
+	case <-timer.C:
+		return nil, fmt.Errorf("%s: not read to its end by the run's deadline (--timeout): a pipe whose writer never closes it?", name)
+	}
 }
 
 // orDefault is f, or for a nil f one without roots and with the default

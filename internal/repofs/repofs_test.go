@@ -2,6 +2,7 @@ package repofs
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -97,6 +98,44 @@ func TestGivenPaths(t *testing.T) {
 	var nilFS *FS
 	if data, err := nilFS.ReadGiven(secret); err != nil || len(data) == 0 {
 		t.Errorf("no opener reads given paths as named: %v", err)
+	}
+	// A file named outside every repository is read as named even where
+	// its folder is a root (a walk's bound): /dev/fd/63 of a process
+	// substitution was refused as "no such file", /dev/stdin as a link
+	// out of /dev.
+	outside := filepath.Join(filepath.Dir(secret), "linked.yaml")
+	link(t, secret, outside)
+	g := newFS(t, Limits{}, outside)
+	if data, err := g.ReadGiven(outside); err != nil || string(data) != "CANARY-SECRET" {
+		t.Errorf("a link the user named outside every repository: %q %v", data, err)
+	}
+	var streamed []byte
+	err := g.StreamGiven(outside, func(r io.Reader) (err error) { streamed, err = io.ReadAll(r); return err })
+	if err != nil || string(streamed) != "CANARY-SECRET" {
+		t.Errorf("streamed: %q %v", streamed, err)
+	}
+	if err := f.StreamGiven(filepath.Join(repo, "values.yaml"), func(io.Reader) error { return nil }); !errors.Is(err, ErrOutside) {
+		t.Errorf("streamed inside the repository linked out: %v", err)
+	}
+	small := newFS(t, Limits{File: 5}, outside)
+	if err := small.StreamGiven(outside, func(r io.Reader) error { _, err := io.ReadAll(r); return err }); err == nil || !strings.Contains(err.Error(), "--max-file-size") {
+		t.Errorf("a stream past the limit: %v", err)
+	}
+}
+
+// A pipe no one closes ends at the run's deadline, naming it.
+func TestStreamsEndAtTheDeadline(t *testing.T) {
+	rd, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wr.Close()
+	f, err := New(nil, Limits{Until: time.Now().Add(200 * time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.ReadStream("-", rd); err == nil || !strings.Contains(err.Error(), "-: not read to its end by the run's deadline (--timeout)") {
+		t.Errorf("%v", err)
 	}
 }
 

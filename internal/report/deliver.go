@@ -33,7 +33,7 @@ func (s Sinks) Deliver(ctx context.Context, rep render.Report, opt render.Option
 		if t.ConfigMap() || (failed && t.Format != metricsFormat) {
 			continue
 		}
-		err := ReplaceFile(t.Path, func(w io.Writer) error { return render.Render(w, t.Format, rep, opt) })
+		err := ReplaceFile(ctx, t.Path, func(w io.Writer) error { return render.Render(w, t.Format, rep, opt) })
 		if err != nil {
 			return fmt.Errorf("--report %w", err)
 		}

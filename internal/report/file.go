@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -29,7 +30,11 @@ import (
 //     when it is inside the working folder; refused when it is not, since
 //     a link a repository holds must not make a report overwrite a file of
 //     the runner's (its ~/.bashrc).
-func ReplaceFile(path string, write func(io.Writer) error) error {
+//
+// What is written in place is opened without blocking: a named pipe that
+// no one reads is refused at once, and a reader that stops reading meets
+// ctx's deadline (--timeout), where a shell's > would wait for good.
+func ReplaceFile(ctx context.Context, path string, write func(io.Writer) error) error {
 	target, fd, err := destination(path)
 	switch {
 	case err != nil:
@@ -51,14 +56,30 @@ func ReplaceFile(path string, write func(io.Writer) error) error {
 	case err != nil:
 		return fmt.Errorf("%s: %w", path, fileerr.Reason(err))
 	case !info.Mode().IsRegular() && !info.IsDir():
-		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		f, err := openInPlace(ctx, path, target)
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, fileerr.Reason(err))
+			return err
 		}
 		defer f.Close()
 		return inPlace(path, f, write)
 	}
 	return replace(path, target, write)
+}
+
+// openInPlace opens a device or a named pipe for writing without waiting
+// for a reader, bounded by ctx's deadline when the file can be polled.
+func openInPlace(ctx context.Context, path, target string) (*os.File, error) {
+	f, err := os.OpenFile(target, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	switch {
+	case errors.Is(err, syscall.ENXIO):
+		return nil, fmt.Errorf("%s: not written: a named pipe nobody reads, or a socket (open the reader first)", path)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", path, fileerr.Reason(err))
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		_ = f.SetWriteDeadline(dl) // a device that cannot be polled writes at once or fails
+	}
+	return f, nil
 }
 
 // destination follows path's links: the file to write, or the descriptor

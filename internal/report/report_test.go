@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -54,10 +55,10 @@ func TestConfigMapDataFits(t *testing.T) {
 
 func TestReplaceFileKeepsTheOldOnFailure(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "drvcheck.prom")
-	if err := ReplaceFile(path, func(w io.Writer) error { _, err := io.WriteString(w, "old\n"); return err }); err != nil {
+	if err := ReplaceFile(context.Background(), path, func(w io.Writer) error { _, err := io.WriteString(w, "old\n"); return err }); err != nil {
 		t.Fatal(err)
 	}
-	err := ReplaceFile(path, func(w io.Writer) error { _, _ = io.WriteString(w, "half"); return errors.New("broke") })
+	err := ReplaceFile(context.Background(), path, func(w io.Writer) error { _, _ = io.WriteString(w, "half"); return errors.New("broke") })
 	data, _ := os.ReadFile(path)
 	info, _ := os.Stat(path)
 	entries, _ := os.ReadDir(filepath.Dir(path))
@@ -77,7 +78,7 @@ func TestReplaceFileByWhatThePathIs(t *testing.T) {
 		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
 	}
 	if _, err := os.Stat("/dev/full"); err == nil {
-		err := ReplaceFile("/dev/full", write("report"))
+		err := ReplaceFile(context.Background(), "/dev/full", write("report"))
 		info, statErr := os.Stat("/dev/full")
 		if err == nil || !strings.Contains(err.Error(), "no space left") || statErr != nil || info.Mode()&os.ModeCharDevice == 0 {
 			t.Errorf("/dev/full: %v; %v %v", err, info, statErr)
@@ -92,7 +93,7 @@ func TestReplaceFileByWhatThePathIs(t *testing.T) {
 	if err := os.Symlink("/proc/self/fd/"+strconv.Itoa(int(w.Fd())), "out.prom"); err != nil {
 		t.Fatal(err)
 	}
-	if err := ReplaceFile("out.prom", write("metric 1\n")); err != nil {
+	if err := ReplaceFile(context.Background(), "out.prom", write("metric 1\n")); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
@@ -108,7 +109,7 @@ func TestReplaceFileByWhatThePathIs(t *testing.T) {
 	if err := os.Symlink("real.sarif", "link.sarif"); err != nil {
 		t.Fatal(err)
 	}
-	if err := ReplaceFile("link.sarif", write("new")); err != nil {
+	if err := ReplaceFile(context.Background(), "link.sarif", write("new")); err != nil {
 		t.Fatal(err)
 	}
 	if data, _ := os.ReadFile("real.sarif"); string(data) != "new" {
@@ -123,7 +124,7 @@ func TestReplaceFileByWhatThePathIs(t *testing.T) {
 	if err := os.Symlink(outside, "drvcheck.sarif"); err != nil {
 		t.Fatal(err)
 	}
-	err = ReplaceFile("drvcheck.sarif", write("report"))
+	err = ReplaceFile(context.Background(), "drvcheck.sarif", write("report"))
 	if data, _ := os.ReadFile(outside); err == nil || !strings.Contains(err.Error(), "outside the working folder") || string(data) != "CANARY" {
 		t.Errorf("a link out: %v; target %q", err, data)
 	}

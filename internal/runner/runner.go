@@ -26,6 +26,7 @@ import (
 type Config struct {
 	Paths []string
 	Stdin io.Reader
+	config.Run
 	config.Loading
 	config.Registry
 	config.Rules
@@ -249,15 +250,7 @@ func open(ctx context.Context, cfg Config, read Reader) (*opened, error) {
 			}
 		}
 	}
-	if cfg.Warn != nil {
-		for _, u := range inv.Unread {
-			cfg.Warn(u.String())
-		}
-		if n := len(inv.SkippedFiles); n > 0 {
-			first := inv.SkippedFiles[0]
-			cfg.Warn(fmt.Sprintf("skipped %d file(s) that hold no Kubernetes object (the first: %s: %s); --strict to fail", n, first.Path, first.Reason))
-		}
-	}
+	WarnUnread(cfg, inv)
 	facts := nodefacts.All(inv.Nodes)
 	if profile != nil {
 		profile.Apply(facts, inv.Nodes)
@@ -414,4 +407,19 @@ func rawObjects(inv *inventory.Inventory) []any {
 		out[i] = o
 	}
 	return out
+}
+
+// WarnUnread tells cfg.Warn what a reading of files left out: the sources
+// not followed and the files that hold no Kubernetes object.
+func WarnUnread(cfg Config, inv *inventory.Inventory) {
+	if cfg.Warn == nil {
+		return
+	}
+	for _, u := range inv.Unread {
+		cfg.Warn(u.String())
+	}
+	if n := len(inv.SkippedFiles); n > 0 {
+		first := inv.SkippedFiles[0]
+		cfg.Warn(fmt.Sprintf("skipped %d file(s) that hold no Kubernetes object (the first: %s: %s); --strict to fail", n, first.Path, first.Reason))
+	}
 }
