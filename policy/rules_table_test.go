@@ -26,6 +26,7 @@ var builtinRules = []Rule{
 	{ID: "DRV012", Title: "cuda-driver-too-old", Severity: Error, Needs: nodes},
 	{ID: "DRV013", Title: "anti-affinity-exceeds-nodes", Severity: Error, Needs: nodes},
 	{ID: "DRV014", Title: "unknown-label-key", Severity: Warning, Needs: nodes},
+	{ID: "DRV015", Title: "gpu-request-unsatisfiable", Severity: Error, Needs: nodes},
 	{ID: "DRV020", Title: "pdb-blocks-drain", Severity: Error},
 	{ID: "DRV021", Title: "pdb-overlap", Severity: Error},
 	{ID: "DRV022", Title: "pdb-unmanaged-pods", Severity: Warning},

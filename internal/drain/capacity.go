@@ -2,10 +2,10 @@ package drain
 
 import (
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/drvcheck/drvcheck/internal/gpures"
 )
 
 // DefaultMaxPods is the kubelet's default --max-pods: what a node whose
@@ -26,12 +26,6 @@ type use struct {
 type useKey struct {
 	node string
 	name corev1.ResourceName
-}
-
-// request is a GPU resource a pod asks of its node.
-type request struct {
-	name  corev1.ResourceName
-	value int64
 }
 
 // names lists the GPU resources u counts.
@@ -55,40 +49,9 @@ func (u *use) add(node string, p *Pod, sign int32) {
 		u.pods.set(node, u.pods.at(node)+sign)
 	}
 	for _, r := range p.gpu {
-		k := useKey{node, r.name}
-		u.gpus.set(k, u.gpus.at(k)+int64(sign)*r.value)
+		k := useKey{node, r.Name}
+		u.gpus.set(k, u.gpus.at(k)+int64(sign)*r.Value)
 	}
-}
-
-// gpuRequests is what a pod of spec asks of the GPU resources, by name:
-// its containers' requests, or their limits where requests are unset (an
-// extended resource's request defaults to its limit).
-func gpuRequests(spec *corev1.PodSpec) []request {
-	sums := map[corev1.ResourceName]*resource.Quantity{}
-	add := func(name corev1.ResourceName, q resource.Quantity) {
-		if sums[name] == nil {
-			sums[name] = &resource.Quantity{}
-		}
-		sums[name].Add(q)
-	}
-	for _, c := range spec.Containers {
-		for name, q := range c.Resources.Requests {
-			if IsGPUResource(name) {
-				add(name, q)
-			}
-		}
-		for name, q := range c.Resources.Limits {
-			if _, set := c.Resources.Requests[name]; IsGPUResource(name) && !set {
-				add(name, q)
-			}
-		}
-	}
-	var out []request
-	for name, q := range sums {
-		out = append(out, request{name, q.Value()})
-	}
-	slices.SortFunc(out, func(a, b request) int { return strings.Compare(string(a.name), string(b.name)) })
-	return out
 }
 
 // holdsNode says whether a pod in phase takes its node's room: the
@@ -112,19 +75,19 @@ func (s *Sim) fits(p *Pod, n *corev1.Node, self *corev1.Node) (bool, string) {
 			return false, "Too many pods"
 		}
 	}
-	list := allocatable(n)
+	list := gpures.Allocatable(n)
 	if len(list) == 0 {
 		return true, "" // a manifest without status: any GPU request fits
 	}
 	for _, r := range p.gpu {
-		alloc := list[r.name]
-		k := useKey{n.Name, r.name}
+		alloc := list[r.Name]
+		k := useKey{n.Name, r.Name}
 		used := s.m.used.gpus.at(k) + s.usedDelta.gpus.at(k)
 		if leaving {
-			used -= r.value
+			used -= r.Value
 		}
-		if used+r.value > alloc.Value() {
-			return false, "Insufficient " + string(r.name)
+		if used+r.Value > alloc.Value() {
+			return false, "Insufficient " + string(r.Name)
 		}
 	}
 	return true, ""
@@ -132,19 +95,8 @@ func (s *Sim) fits(p *Pod, n *corev1.Node, self *corev1.Node) (bool, string) {
 
 // maxPods is the pods n allocates, the kubelet's default when it lists none.
 func maxPods(n *corev1.Node) int64 {
-	if q, ok := allocatable(n)[corev1.ResourcePods]; ok {
+	if q, ok := gpures.Allocatable(n)[corev1.ResourcePods]; ok {
 		return q.Value()
 	}
 	return DefaultMaxPods
-}
-
-// allocatable is what n offers pods. The API server defaults a node's
-// status.allocatable to its status.capacity when only capacity is written
-// (kubernetes pkg/apis/core/v1/defaults.go:388, SetDefaults_NodeStatus), so
-// a node manifest that lists capacity alone holds that much.
-func allocatable(n *corev1.Node) corev1.ResourceList {
-	if n.Status.Allocatable == nil {
-		return n.Status.Capacity
-	}
-	return n.Status.Allocatable
 }

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/drvcheck/drvcheck/internal/gpures"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/internal/sched"
@@ -224,7 +225,7 @@ func (m *Model) addPod(p *Pod) {
 	if p.Count == 0 {
 		p.Count = 1
 	}
-	p.gpu, p.holds = gpuRequests(p.Spec), holdsNode(p.Phase)
+	p.gpu, p.holds = gpures.Requests(p.Spec), holdsNode(p.Phase)
 	p.toleratesCordon = sched.ToleratesCordon(p.Spec)
 	m.Pods = append(m.Pods, p)
 }

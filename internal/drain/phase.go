@@ -1,10 +1,10 @@
 package drain
 
 import (
-	"strings"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/drvcheck/drvcheck/internal/gpures"
 )
 
 // Phase is one step of a driver upgrade that removes pods from a node:
@@ -78,16 +78,11 @@ func GPUPod(spec *corev1.PodSpec) bool {
 	for _, c := range spec.Containers {
 		for _, rl := range []corev1.ResourceList{c.Resources.Limits, c.Resources.Requests} {
 			for name := range rl {
-				if IsGPUResource(name) {
+				if gpures.IsGPU(name) {
 					return true
 				}
 			}
 		}
 	}
 	return false
-}
-
-// IsGPUResource is a resource name the GPU filter counts.
-func IsGPUResource(name corev1.ResourceName) bool {
-	return strings.HasPrefix(string(name), "nvidia.com/gpu") || strings.HasPrefix(string(name), "nvidia.com/mig-")
 }

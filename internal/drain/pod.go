@@ -3,9 +3,11 @@ package drain
 import (
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/drvcheck/drvcheck/internal/gpures"
 	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/internal/sched"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // Pod is one pod of the model: a cluster's pod, or from files one replica
@@ -44,8 +46,8 @@ type Pod struct {
 	Budgets []*Budget
 
 	group *group
-	gpu   []request // its GPU requests (gpuRequests)
-	holds bool      // it takes one of its node's pods (holdsNode)
+	gpu   []gpures.Request // its GPU requests (gpures.Requests)
+	holds bool             // it takes one of its node's pods (holdsNode)
 	// toleratesCordon: it may land on a cordoned node (asked per search).
 	toleratesCordon bool
 	// keyID numbers its search key in the fleet keyed (searchKeyOf).

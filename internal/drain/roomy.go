@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/drvcheck/drvcheck/internal/gpures"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
 
@@ -26,7 +27,7 @@ type fitKey struct {
 	pl    *sched.Placement
 	holds bool
 	n     int
-	req   [2]request
+	req   [2]gpures.Request
 }
 
 // roomy is the positions, in the placement's eligible nodes by name, of the

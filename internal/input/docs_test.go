@@ -50,7 +50,8 @@ func docTables(t *testing.T) map[string][]string {
 // and a live cluster's pods and budgets.
 func fullDocuments(t *testing.T) (files, live map[string]any) {
 	t.Helper()
-	inv := inventoryOf(t, labDir, "../../testdata/scheduling/gt-version-id", "../../testdata/scheduling/typo-key", "../../testdata/scheduling/cuda-floor")
+	inv := inventoryOf(t, labDir, "../../testdata/scheduling/gt-version-id", "../../testdata/scheduling/typo-key", "../../testdata/scheduling/cuda-floor",
+		"../../testdata/gpu-requests/lws-vllm.yaml", "../../testdata/gpu-requests/mig-single-a100.yaml")
 	m, err := drain.New(inv)
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +96,8 @@ var sections = map[string]func(files, live map[string]any) []any{
 	"`pdbs[]`":             func(f, _ map[string]any) []any { return f["pdbs"].([]any) },
 	"`drain`":              func(f, _ map[string]any) []any { return slices.Collect(maps.Values(f["drain"].(map[string]any))) },
 	"`gpu`":                workloadPart("gpu"),
+	"`gpu_fit`":            workloadPart("gpu_fit"),
+	"`gang`":               workloadPart("gang"),
 	"`upgrade`":            func(f, _ map[string]any) []any { return []any{f["upgrade"]} },
 	"`upgrade.scopes[]`":   func(f, _ map[string]any) []any { return f["upgrade"].(map[string]any)["scopes"].([]any) },
 	"`upgrade.nodes`": func(f, _ map[string]any) []any {
@@ -108,7 +111,9 @@ func workloadPart(key string) func(f, _ map[string]any) []any {
 	return func(f, _ map[string]any) []any {
 		var out []any
 		for _, w := range f["workloads"].([]any) {
-			out = append(out, w.(map[string]any)[key])
+			if part, ok := w.(map[string]any)[key]; ok { // gpu_fit and gang only where they apply
+				out = append(out, part)
+			}
 		}
 		return out
 	}

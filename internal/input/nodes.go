@@ -1,7 +1,10 @@
 package input
 
 import (
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/drvcheck/drvcheck/internal/catalog"
+	"github.com/drvcheck/drvcheck/internal/gpures"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 )
@@ -13,25 +16,37 @@ func nodeEntries(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Ca
 	for i, n := range inv.Nodes {
 		f := facts.List()[i]
 		fields := labelFields(f)
+		offer := gpures.OfferOf(n)
 		out = append(out, map[string]any{
-			"name":           f.Name,
-			"object":         ref("Node", "", f.Name),
-			"gpu":            f.GPU,
-			"gpu_by":         f.GPUBy,
-			"branch":         f.Branch,
-			"driver_version": f.DriverVersion,
-			"kernel":         f.Kernel,
-			"os_id":          f.OSID,
-			"os_version":     f.OSVersion,
-			"os_tag":         f.OSTag,
-			"tag":            f.Tag,
-			"fields":         stringMap(fields),
-			"problems":       problems(n.Labels, f.Problems),
-			"image":          image(cat, f, fields),
-			"upgrade_state":  f.UpgradeState,
-			"unschedulable":  f.Unschedulable,
-			"labels":         stringMap(n.Labels),
+			"name":               f.Name,
+			"object":             ref("Node", "", f.Name),
+			"gpu":                f.GPU,
+			"gpu_by":             f.GPUBy,
+			"branch":             f.Branch,
+			"driver_version":     f.DriverVersion,
+			"kernel":             f.Kernel,
+			"os_id":              f.OSID,
+			"os_version":         f.OSVersion,
+			"os_tag":             f.OSTag,
+			"tag":                f.Tag,
+			"fields":             stringMap(fields),
+			"problems":           problems(n.Labels, f.Problems),
+			"image":              image(cat, f, fields),
+			"upgrade_state":      f.UpgradeState,
+			"unschedulable":      f.Unschedulable,
+			"labels":             stringMap(n.Labels),
+			"gpu_resources":      resourceMap(offer.Resources),
+			"gpu_resources_from": offer.From,
 		})
+	}
+	return out
+}
+
+// resourceMap is a node's GPU resources by name.
+func resourceMap(m map[corev1.ResourceName]int64) map[string]any {
+	out := make(map[string]any, len(m))
+	for name, n := range m {
+		out[string(name)] = n
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/gpures"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
 )
@@ -261,7 +262,7 @@ func gpuField(p *drain.Pod) string {
 	for i, c := range p.Spec.Containers {
 		for _, rl := range []corev1.ResourceList{c.Resources.Limits, c.Resources.Requests} {
 			for name := range rl {
-				if drain.IsGPUResource(name) {
+				if gpures.IsGPU(name) {
 					return pointer(append(slices.Clone(p.SpecPath), "containers", i, "resources"))
 				}
 			}

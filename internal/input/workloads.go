@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/drvcheck/drvcheck/internal/cuda"
+	"github.com/drvcheck/drvcheck/internal/gpures"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/object"
@@ -20,6 +21,7 @@ import (
 func workloadEntries(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy) []any {
 	ws := inv.Workloads()
 	c := newWorkloadFacts(inv, facts, ws, pol)
+	c.gangs = c.gangFacts(ws)
 	out := make([]any, 0, len(ws))
 	for _, w := range ws {
 		out = append(out, c.entry(w))
@@ -44,6 +46,12 @@ type workloadFacts struct {
 	classFacts  map[*sched.Class]classFacts
 	olderNodes  map[olderKey]olderNodes
 	messages    map[*sched.Placement]map[string]any
+	fits        map[fitKey]fit
+	offers      map[*sched.Class][]offerGroup
+	nodeOffers  map[*corev1.Node]gpures.Offer
+	pods        []*corev1.Pod            // the pods read, for the room bound ones take
+	bound       map[string][]*corev1.Pod // by node, made on first use
+	gangs       map[*inventory.Workload]map[string]any
 }
 
 // fleetKeys are the labels every class is split on, besides those the
@@ -74,6 +82,10 @@ func newWorkloadFacts(inv *inventory.Inventory, facts *nodefacts.Set, ws []*inve
 		classFacts:  map[*sched.Class]classFacts{},
 		olderNodes:  map[olderKey]olderNodes{},
 		messages:    map[*sched.Placement]map[string]any{},
+		fits:        map[fitKey]fit{},
+		offers:      map[*sched.Class][]offerGroup{},
+		nodeOffers:  map[*corev1.Node]gpures.Offer{},
+		pods:        inv.Pods,
 	}
 	for _, w := range ws {
 		c.owners[w.Ref] = true
@@ -97,7 +109,7 @@ func (c *workloadFacts) entry(w *inventory.Workload) map[string]any {
 	spec := &w.Template.Spec
 	p := c.fleet.Place(spec)
 	reqs := sched.Requirements(spec)
-	return map[string]any{
+	e := map[string]any{
 		"object":        ref(w.Ref.Kind, w.Ref.Namespace, w.Ref.Name),
 		"replicas":      int(w.Replicas),
 		"daemonset":     w.DaemonSet,
@@ -113,6 +125,13 @@ func (c *workloadFacts) entry(w *inventory.Workload) map[string]any {
 		"custom":        w.Custom,
 		"generic":       w.Generic,
 	}
+	if fit := c.gpuFit(w, p); fit != nil {
+		e["gpu_fit"] = fit
+	}
+	if g := c.gangs[w]; g != nil {
+		e["gang"] = g
+	}
+	return e
 }
 
 // owned tells whether another workload of the input controls w (a

@@ -1,0 +1,93 @@
+package gpures
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// What the device plugin offers, read from GFD's labels, against what
+// NVIDIA's docs print for the same node (label sets and capacity from
+// cloud-native-docs 52dcb7b8 gpu-operator/gpu-sharing.rst L418-456 and
+// gpu-operator-mig.rst L186-250; the older A100 page baf91eb9 L199-222).
+func TestOfferFromLabels(t *testing.T) {
+	for name, c := range map[string]struct {
+		labels map[string]string
+		want   map[corev1.ResourceName]int64
+	}{
+		"four T4s": {map[string]string{"nvidia.com/gpu.count": "4", "nvidia.com/gpu.product": "Tesla-T4"},
+			map[corev1.ResourceName]int64{"nvidia.com/gpu": 4}},
+		"time-slicing, 4 replicas, not renamed: 16 nvidia.com/gpu": {map[string]string{"nvidia.com/gpu.count": "4", "nvidia.com/gpu.product": "Tesla-T4-SHARED",
+			"nvidia.com/gpu.replicas": "4", "nvidia.com/gpu.sharing-strategy": "time-slicing"}, map[corev1.ResourceName]int64{"nvidia.com/gpu": 16}},
+		"time-slicing renamed: 16 nvidia.com/gpu.shared": {map[string]string{"nvidia.com/gpu.count": "4", "nvidia.com/gpu.product": "Tesla-T4",
+			"nvidia.com/gpu.replicas": "4", "nvidia.com/gpu.sharing-strategy": "time-slicing"}, map[corev1.ResourceName]int64{"nvidia.com/gpu.shared": 16}},
+		"MIG single, all-1g.10gb on H100: 7": {map[string]string{"nvidia.com/gpu.count": "7", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3-MIG-1g.10gb",
+			"nvidia.com/mig.config": "all-1g.10gb", "nvidia.com/mig.config.state": "success", "nvidia.com/mig.strategy": "single"}, map[corev1.ResourceName]int64{"nvidia.com/gpu": 7}},
+		"MIG single, invalid layout: none": {map[string]string{"nvidia.com/gpu.count": "0", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3-MIG-INVALID",
+			"nvidia.com/mig.strategy": "single"}, map[corev1.ResourceName]int64{"nvidia.com/gpu": 0}},
+		"MIG mixed, all-balanced on H100": {map[string]string{"nvidia.com/gpu.count": "1", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3", "nvidia.com/gpu.replicas": "0",
+			"nvidia.com/mig-1g.10gb.count": "2", "nvidia.com/mig-2g.20gb.count": "1", "nvidia.com/mig-3g.40gb.count": "1",
+			"nvidia.com/mig.config": "all-balanced", "nvidia.com/mig.strategy": "mixed"},
+			map[corev1.ResourceName]int64{"nvidia.com/gpu": 0, "nvidia.com/mig-1g.10gb": 2, "nvidia.com/mig-2g.20gb": 1, "nvidia.com/mig-3g.40gb": 1}},
+		"MIG mixed, time-sliced profile, renamed": {map[string]string{"nvidia.com/gpu.count": "1", "nvidia.com/mig.strategy": "mixed", "nvidia.com/mig.config": "all-1g.10gb",
+			"nvidia.com/mig-1g.10gb.count": "7", "nvidia.com/mig-1g.10gb.replicas": "2", "nvidia.com/mig-1g.10gb.sharing-strategy": "time-slicing",
+			"nvidia.com/mig-1g.10gb.product": "NVIDIA-H100-80GB-HBM3-MIG-1g.10gb"},
+			map[corev1.ResourceName]int64{"nvidia.com/gpu": 0, "nvidia.com/mig-1g.10gb.shared": 14}},
+	} {
+		o := OfferOf(&corev1.Node{ObjectMeta: metaWith(c.labels)})
+		if o.From != FromLabels || len(o.Resources) != len(c.want) {
+			t.Errorf("%s: %+v, want %v", name, o, c.want)
+			continue
+		}
+		for r, n := range c.want {
+			if o.Resources[r] != n {
+				t.Errorf("%s: %s = %d, want %d", name, r, o.Resources[r], n)
+			}
+		}
+	}
+	if o := OfferOf(&corev1.Node{}); o.Known() {
+		t.Errorf("a node with neither status nor GFD labels: %+v", o)
+	}
+}
+
+// A node's status wins over its labels: it is the device plugin's own count.
+func TestOfferFromStatus(t *testing.T) {
+	n := &corev1.Node{ObjectMeta: metaWith(map[string]string{"nvidia.com/gpu.count": "8"})}
+	n.Status.Capacity = corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("0"), "nvidia.com/gpu.shared": resource.MustParse("16"), "cpu": resource.MustParse("64")}
+	o := OfferOf(n)
+	if o.From != FromAllocatable || o.Resources["nvidia.com/gpu"] != 0 || o.Resources["nvidia.com/gpu.shared"] != 16 || len(o.Resources) != 2 {
+		t.Errorf("%+v", o)
+	}
+	if ok, lacking := o.Holds([]Request{{"nvidia.com/gpu", 1}}); ok || lacking != "nvidia.com/gpu" {
+		t.Errorf("holds %v %s", ok, lacking)
+	}
+}
+
+// Requests are counted as the scheduler counts them: a container's limit
+// where it sets no request; init containers at their peak; a sidecar
+// (restartPolicy Always) beside the containers.
+func TestRequests(t *testing.T) {
+	gpus := func(n string) corev1.ResourceRequirements {
+		return corev1.ResourceRequirements{Limits: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse(n)}}
+	}
+	always := corev1.ContainerRestartPolicyAlways
+	spec := &corev1.PodSpec{
+		InitContainers: []corev1.Container{{Resources: gpus("4")}, {Resources: gpus("1"), RestartPolicy: &always}},
+		Containers:     []corev1.Container{{Resources: gpus("1")}, {Resources: gpus("1")}},
+	}
+	got := Requests(spec)
+	if len(got) != 1 || got[0].Value != 4 {
+		t.Errorf("%+v, want 4 (the first init container's)", got)
+	}
+	spec.InitContainers[0].Resources = gpus("1")
+	if got := Requests(spec); got[0].Value != 3 {
+		t.Errorf("%+v, want 3 (two containers and the sidecar)", got)
+	}
+	if got := Requests(&corev1.PodSpec{Containers: []corev1.Container{{}}}); len(got) != 0 {
+		t.Errorf("no GPU asked: %+v", got)
+	}
+}
+
+func metaWith(labels map[string]string) metav1.ObjectMeta { return metav1.ObjectMeta{Labels: labels} }

@@ -1,0 +1,101 @@
+package gpures
+
+import (
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// The labels of GPU Feature Discovery (NVIDIA/k8s-device-plugin v0.20.0,
+// internal/lm) that say what the device plugin of the same node
+// advertises. Each is written under a resource's name: nvidia.com/gpu.*
+// for whole GPUs (and MIG devices under the single strategy),
+// nvidia.com/mig-<profile>.* under the mixed one (resource.go:153-157).
+const (
+	gpuPrefix      = "nvidia.com/gpu"
+	migPrefix      = "nvidia.com/mig-"
+	countSuffix    = ".count"                      // devices of the resource (resource.go:168), never times replicas
+	replicasSuffix = ".replicas"                   // replicas per device (resource.go:169, 208-215)
+	sharingSuffix  = ".sharing-strategy"           // none, time-slicing or mps (resource.go:161-170)
+	productSuffix  = ".product"                    // the model; -MIG-<profile>, -SHARED (resource.go:189-237)
+	MIGStrategy    = "nvidia.com/mig.strategy"     // single or mixed; unset for none (strategy.go:20-27)
+	MIGConfig      = "nvidia.com/mig.config"       // the mig-parted config the node should have (mig-parted main.go:49)
+	MIGConfigState = "nvidia.com/mig.config.state" // pending, rebooting, success, failed (reconfigure.go:41)
+	sharedProduct  = "-SHARED"
+	invalidProduct = "-MIG-INVALID"
+	sharedName     = ".shared" // renameByDefault's suffix (api/config/v1/replicas.go:204-208)
+)
+
+// fromLabels is what the device plugin advertises, as GPU Feature
+// Discovery labels it:
+//   - a resource's devices are its .count label, times its .replicas when
+//     shared (the plugin makes replicas IDs per device, internal/rm/
+//     device_map.go:286-347);
+//   - a shared resource is renamed <name>.shared under renameByDefault,
+//     and then its product label lacks the -SHARED suffix GFD gives a
+//     shared resource that keeps its name (resource.go:202-204, 224-237);
+//   - under the single MIG strategy nvidia.com/gpu counts the MIG devices
+//     (mig-strategy.go:182-242), 0 when GFD calls the layout invalid
+//     (-MIG-INVALID, mig-strategy.go:244-264);
+//   - under the mixed one each profile is nvidia.com/mig-<profile>, and
+//     MIG-enabled GPUs are not offered whole (internal/rm/device_map.go:
+//     118-124): with a mig.config of MIG devices on every GPU (all-*, bar
+//     all-disabled) none is.
+//
+// Without nvidia.com/gpu.count nothing is known.
+func fromLabels(labels map[string]string) Offer {
+	if _, ok := labels[gpuPrefix+countSuffix]; !ok {
+		return Offer{}
+	}
+	o := Offer{Resources: map[corev1.ResourceName]int64{}, From: FromLabels}
+	strategy := labels[MIGStrategy]
+	whole := gpuPrefix
+	if strategy == "mixed" {
+		for key := range labels {
+			if profile, ok := strings.CutSuffix(key, countSuffix); ok && strings.HasPrefix(profile, migPrefix) {
+				o.add(labels, profile)
+			}
+		}
+		if len(o.Resources) > 0 && migOnEveryGPU(labels[MIGConfig]) {
+			o.Resources[corev1.ResourceName(gpuPrefix)] = 0
+			return o
+		}
+	}
+	o.add(labels, whole)
+	return o
+}
+
+// add counts the resource whose labels start with base.
+func (o Offer) add(labels map[string]string, base string) {
+	devices := number(labels[base+countSuffix])
+	if strings.HasSuffix(labels[base+productSuffix], invalidProduct) {
+		devices = 0
+	}
+	name := base
+	if replicas := number(labels[base+replicasSuffix]); replicas > 1 && shared(labels[base+sharingSuffix]) {
+		devices *= replicas
+		if !strings.HasSuffix(labels[base+productSuffix], sharedProduct) {
+			name += sharedName
+		}
+	}
+	o.Resources[corev1.ResourceName(name)] += devices
+}
+
+func shared(strategy string) bool { return strategy == "time-slicing" || strategy == "mps" }
+
+// migOnEveryGPU says whether a mig-parted config of that name puts MIG
+// devices on every GPU: the operator's configs are all-<profile> and
+// all-balanced (assets/state-mig-manager/0400_configmap.yaml), and
+// all-disabled and all-enabled make none.
+func migOnEveryGPU(config string) bool {
+	return strings.HasPrefix(config, "all-") && config != "all-disabled" && config != "all-enabled"
+}
+
+func number(s string) int64 {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}

@@ -1,0 +1,66 @@
+package gpures
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Where an offer was read from.
+const (
+	FromAllocatable = "allocatable" // status.allocatable (or capacity)
+	FromLabels      = "labels"      // GPU Feature Discovery's labels
+)
+
+// Offer is what a node offers of the GPU resources: each resource's count,
+// and where that was read. From is "" when neither the node's status nor
+// its labels say (a manifest written by hand): nothing is known of it.
+type Offer struct {
+	Resources map[corev1.ResourceName]int64
+	From      string
+}
+
+// Known says whether the offer was read from somewhere.
+func (o Offer) Known() bool { return o.From != "" }
+
+// Holds says whether the offer has room for every request, on an empty
+// node, and if not, the first resource it lacks.
+func (o Offer) Holds(reqs []Request) (bool, corev1.ResourceName) {
+	for _, r := range reqs {
+		if o.Resources[r.Name] < r.Value {
+			return false, r.Name
+		}
+	}
+	return true, ""
+}
+
+// Key is the offer written as one string: nodes of one key offer the
+// same, so a fleet is judged once per distinct offer.
+func (o Offer) Key() string {
+	var b strings.Builder
+	b.WriteString(o.From)
+	for _, name := range slices.Sorted(maps.Keys(o.Resources)) {
+		b.WriteString("\x00" + string(name) + "=" + strconv.FormatInt(o.Resources[name], 10))
+	}
+	return b.String()
+}
+
+// OfferOf is what n offers: its status when it has one, since the device
+// plugin's own count (allocatable) is what the scheduler compares with;
+// else what GPU Feature Discovery's labels say the device plugin
+// advertises (labels.go).
+func OfferOf(n *corev1.Node) Offer {
+	if list := Allocatable(n); len(list) > 0 {
+		o := Offer{Resources: map[corev1.ResourceName]int64{}, From: FromAllocatable}
+		for name, q := range list {
+			if IsGPU(name) {
+				o.Resources[name] = q.Value()
+			}
+		}
+		return o
+	}
+	return fromLabels(n.Labels)
+}

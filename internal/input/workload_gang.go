@@ -1,0 +1,316 @@
+package input
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/drvcheck/drvcheck/internal/gpures"
+	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/internal/object"
+	"github.com/drvcheck/drvcheck/internal/sched"
+)
+
+// gangKinds are the kinds whose pods do no work until all of them run, so
+// that a part of them placed holds GPUs for nothing, and say why. A
+// RayCluster's workers, a Deployment's replicas and a Kueue-admitted Job
+// (Kueue reserves quota for all pods at once, but the scheduler places
+// them one by one: kueue docs concepts/all_or_nothing.md) are not: each
+// of their pods runs alone.
+var gangKinds = map[string]string{
+	"leaderworkerset.x-k8s.io/LeaderWorkerSet": "a LeaderWorkerSet's groups each run leader and workers together (tensor and pipeline parallel), and all its groups are its replicas",
+	"jobset.x-k8s.io/JobSet":                   "a JobSet's Jobs run one distributed job",
+	"kubeflow.org/PyTorchJob":                  "a PyTorchJob's ranks wait for each other (torch.distributed)",
+	"trainer.kubeflow.org/TrainJob":            "a TrainJob's nodes wait for each other (torch.distributed)",
+	"batch.volcano.sh/Job":                     "a Volcano Job is gang-scheduled: its minAvailable, by default every task's replicas, start together (volcano docs/design/job-api.md)",
+}
+
+// gangPodLabel is the label each gang kind's controller puts on its pods,
+// naming the object: a running gang's own pods are not room taken from
+// it (lws pkg/utils/pod: leaderworkerset.sigs.k8s.io/name; jobset
+// api/jobset/v1alpha2: jobset.sigs.k8s.io/jobset-name, which a TrainJob's
+// JobSet carries too; training-operator: training.kubeflow.org/job-name;
+// volcano: volcano.sh/job-name).
+var gangPodLabel = map[string]string{
+	"leaderworkerset.x-k8s.io/LeaderWorkerSet": "leaderworkerset.sigs.k8s.io/name",
+	"jobset.x-k8s.io/JobSet":                   "jobset.sigs.k8s.io/jobset-name",
+	"kubeflow.org/PyTorchJob":                  "training.kubeflow.org/job-name",
+	"trainer.kubeflow.org/TrainJob":            "jobset.sigs.k8s.io/jobset-name",
+	"batch.volcano.sh/Job":                     "volcano.sh/job-name",
+}
+
+// gangKey is w's kind as gangKinds names it.
+func gangKey(w *inventory.Workload) string { return w.Kind.Group + "/" + w.Kind.Name }
+
+// member is one pod template of a gang: its pods and what each asks.
+type member struct {
+	w    *inventory.Workload
+	p    *sched.Placement
+	reqs []gpures.Request
+}
+
+// gangFacts are workloads[].gang, on the first template of each object of
+// a gang kind whose pods ask for GPUs: whether all its pods fit at once
+// on the nodes their constraints admit, packed by what each node offers
+// less what the pods bound to it take.
+func (c *workloadFacts) gangFacts(ws []*inventory.Workload) map[*inventory.Workload]map[string]any {
+	byObject := map[object.Ref][]member{}
+	var order []object.Ref
+	for _, w := range ws {
+		if w.Kind == nil || w.Replicas <= 0 {
+			continue // a kind drvcheck does not know (generic), or no pod known
+		}
+		if _, ok := gangKinds[gangKey(w)]; !ok {
+			continue
+		}
+		reqs := gpures.Requests(&w.Template.Spec)
+		if len(reqs) == 0 {
+			continue // a launcher without GPUs takes none
+		}
+		if _, seen := byObject[w.Ref]; !seen {
+			order = append(order, w.Ref)
+		}
+		byObject[w.Ref] = append(byObject[w.Ref], member{w: w, p: c.fleet.Place(&w.Template.Spec), reqs: reqs})
+	}
+	out := map[*inventory.Workload]map[string]any{}
+	for _, ref := range order {
+		ms := byObject[ref]
+		if c.eachFits(ms) { // a pod that fits nowhere alone is gpu_fit's to say
+			out[ms[0].w] = c.gang(ms)
+		}
+	}
+	return out
+}
+
+// eachFits says whether one pod of every member fits some admitted node.
+func (c *workloadFacts) eachFits(ms []member) bool {
+	for _, m := range ms {
+		if !c.fitOf(m.p, m.reqs).fits {
+			return false
+		}
+	}
+	return true
+}
+
+// gang judges one gang: its pods, best fit decreasing, into bins of nodes
+// that offer the same.
+func (c *workloadFacts) gang(ms []member) map[string]any {
+	total := map[corev1.ResourceName]int64{}
+	pods := 0
+	var wants [][]gpures.Request // one per pod, the largest first
+	for _, m := range ms {
+		for range m.w.Replicas {
+			wants = append(wants, m.reqs)
+		}
+		pods += int(m.w.Replicas)
+		for _, r := range m.reqs {
+			total[r.Name] += r.Value * int64(m.w.Replicas)
+		}
+	}
+	slices.SortStableFunc(wants, func(a, b []gpures.Request) int { return int(sumOf(b) - sumOf(a)) })
+	bins, admitted, known, free := c.gangBins(ms)
+	placed := 0
+	for _, want := range wants {
+		if !bins.place(want) {
+			break
+		}
+		placed++
+	}
+	g := map[string]any{
+		"pods": pods, "placed": placed, "admitted": admitted,
+		"judged": known && admitted > 0, "fits": placed == len(wants) || !known || admitted == 0,
+		"why": gangKinds[gangKey(ms[0].w)], "message": "", "field": pointer(resourcesField(ms[0].w, ms[0].reqs[0].Name)),
+	}
+	if !g["fits"].(bool) {
+		g["message"] = fmt.Sprintf("its %d GPU pods ask for %s in all and must run at once, but the %d node(s) their node affinity and tolerations admit hold %d of them (%s free on them)",
+			pods, amounts(total), admitted, placed, amounts(only(free, total)))
+	}
+	return g
+}
+
+func sumOf(reqs []gpures.Request) int64 {
+	var n int64
+	for _, r := range reqs {
+		n += r.Value
+	}
+	return n
+}
+
+// amounts writes resource counts as "32 nvidia.com/gpu".
+func amounts(m map[corev1.ResourceName]int64) string {
+	parts := make([]string, 0, len(m))
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%d %s", m[name], name))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// gangBins are the nodes admitted by every member of the gang, grouped by
+// what is free on them. A member judged on a class its constraints admit
+// only alone makes the gang's bins the nodes all members admit: a pod of
+// one template never lands where another's constraints send it.
+func (c *workloadFacts) gangBins(ms []member) (*bins, int, bool, map[corev1.ResourceName]int64) {
+	b := &bins{byKey: map[string]*bin{}}
+	admits := func(n *corev1.Node) bool { return true }
+	if len(ms) > 1 {
+		sets := make([]map[*corev1.Node]bool, 0, len(ms)-1)
+		for _, m := range ms[1:] {
+			if m.p != ms[0].p {
+				sets = append(sets, admittedNodes(m.p))
+			}
+		}
+		admits = func(n *corev1.Node) bool {
+			for _, s := range sets {
+				if !s[n] {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	admitted, known := 0, true
+	free := map[corev1.ResourceName]int64{}
+	own := gangKey(ms[0].w)
+	for _, v := range ms[0].p.Classes {
+		if !v.Admits() {
+			continue
+		}
+		for _, n := range v.Class.Nodes {
+			if !admits(n) {
+				continue
+			}
+			o := c.offerOf(n)
+			if !o.Known() {
+				known = false
+				continue
+			}
+			admitted++
+			f := c.freeOn(n, o, ms[0].w.Ref, gangPodLabel[own])
+			for name, v := range f {
+				free[name] += v
+			}
+			b.add(f, 1)
+		}
+	}
+	return b, admitted, known, free
+}
+
+// only keeps of m the resources of want.
+func only(m, want map[corev1.ResourceName]int64) map[corev1.ResourceName]int64 {
+	out := map[corev1.ResourceName]int64{}
+	for name := range want {
+		out[name] = m[name]
+	}
+	return out
+}
+
+// admittedNodes is the set of nodes a placement admits.
+func admittedNodes(p *sched.Placement) map[*corev1.Node]bool {
+	out := map[*corev1.Node]bool{}
+	for _, v := range p.Classes {
+		if v.Admits() {
+			for _, n := range v.Class.Nodes {
+				out[n] = true
+			}
+		}
+	}
+	return out
+}
+
+// freeOn is what n offers less what the pods bound to it (spec.nodeName,
+// not finished) ask for, but the gang's own (label key = its name).
+func (c *workloadFacts) freeOn(n *corev1.Node, o gpures.Offer, gang object.Ref, key string) map[corev1.ResourceName]int64 {
+	free := make(map[corev1.ResourceName]int64, len(o.Resources))
+	for name, v := range o.Resources {
+		free[name] = v
+	}
+	for _, p := range c.boundPods()[n.Name] {
+		if p.Namespace == gang.Namespace && key != "" && p.Labels[key] == gang.Name {
+			continue
+		}
+		for _, r := range gpures.Requests(&p.Spec) {
+			free[r.Name] -= r.Value
+		}
+	}
+	return free
+}
+
+// boundPods are the pods bound to each node that still hold it, read
+// once: only the nodes of gangs are ever asked.
+func (c *workloadFacts) boundPods() map[string][]*corev1.Pod {
+	if c.bound != nil {
+		return c.bound
+	}
+	c.bound = map[string][]*corev1.Pod{}
+	for _, p := range c.pods {
+		if p.Spec.NodeName != "" && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			c.bound[p.Spec.NodeName] = append(c.bound[p.Spec.NodeName], p)
+		}
+	}
+	return c.bound
+}
+
+// bins are nodes by what is free on them: count nodes of each.
+type bins struct {
+	byKey map[string]*bin
+	list  []*bin
+}
+
+type bin struct {
+	free  map[corev1.ResourceName]int64
+	count int
+}
+
+func (b *bins) add(free map[corev1.ResourceName]int64, count int) {
+	k := gpures.Offer{Resources: free}.Key()
+	if x, ok := b.byKey[k]; ok {
+		x.count += count
+		return
+	}
+	x := &bin{free: free, count: count}
+	b.byKey[k] = x
+	b.list = append(b.list, x)
+}
+
+// place puts one pod where it fits with the least room left (best fit),
+// and says whether it fit.
+func (b *bins) place(want []gpures.Request) bool {
+	var best *bin
+	for _, x := range b.list {
+		if x.count == 0 || !holds(x.free, want) {
+			continue
+		}
+		if best == nil || sumFree(x.free) < sumFree(best.free) {
+			best = x
+		}
+	}
+	if best == nil {
+		return false
+	}
+	best.count--
+	left := make(map[corev1.ResourceName]int64, len(best.free))
+	for name, v := range best.free {
+		left[name] = v
+	}
+	for _, r := range want {
+		left[r.Name] -= r.Value
+	}
+	b.add(left, 1)
+	return true
+}
+
+func holds(free map[corev1.ResourceName]int64, want []gpures.Request) bool {
+	ok, _ := gpures.Offer{Resources: free}.Holds(want)
+	return ok
+}
+
+func sumFree(m map[corev1.ResourceName]int64) int64 {
+	var n int64
+	for _, v := range m {
+		n += v
+	}
+	return n
+}

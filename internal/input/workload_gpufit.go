@@ -1,0 +1,287 @@
+package input
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/drvcheck/drvcheck/internal/gpures"
+	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/internal/sched"
+)
+
+// gpuFit is workloads[].gpu_fit (DRV015): whether one pod of w, with its
+// GPU requests, fits an empty node its node affinity and taints admit
+// (cordoned ones too: a cordon is temporary), as the scheduler's resource
+// fit counts it against what each node offers (gpures). Nil when w asks
+// for no GPU. Nodes are judged once per class and distinct offer, and
+// workloads of the same constraints and requests share the answer.
+func (c *workloadFacts) gpuFit(w *inventory.Workload, p *sched.Placement) map[string]any {
+	reqs := gpures.Requests(&w.Template.Spec)
+	if len(reqs) == 0 {
+		return nil
+	}
+	fit := c.fitOf(p, reqs)
+	if fit.fits && fit.judged {
+		// Most workloads fit: two keys, since every value of the
+		// document costs its conversion for the rules.
+		return map[string]any{"requests": requestMap(reqs), "fits": true}
+	}
+	out := map[string]any{
+		"requests": requestMap(reqs),
+		"judged":   fit.judged,
+		"fits":     fit.fits,
+		"admitted": fit.admitted,
+		"message":  fit.message,
+		"fix":      fit.fix,
+		"field":    "",
+	}
+	if fit.lacking != "" {
+		out["field"] = pointer(resourcesField(w, fit.lacking))
+	}
+	return out
+}
+
+// fitOf judges a placement and requests once.
+func (c *workloadFacts) fitOf(p *sched.Placement, reqs []gpures.Request) fit {
+	key := fitKey{p, requestKey(reqs)}
+	f, ok := c.fits[key]
+	if !ok {
+		f = c.judgeFit(p, reqs)
+		c.fits[key] = f
+	}
+	return f
+}
+
+type fitKey struct {
+	p    *sched.Placement
+	reqs string
+}
+
+// fit is the answer for one placement and one set of requests.
+type fit struct {
+	judged, fits bool
+	admitted     int
+	message, fix string
+	lacking      corev1.ResourceName // the first request no admitted node holds
+}
+
+// judgeFit counts, class by class and offer by offer, the nodes that can
+// hold a pod of reqs, and words the answer as the scheduler's FitError
+// does, with what the admitted nodes have.
+func (c *workloadFacts) judgeFit(p *sched.Placement, reqs []gpures.Request) fit {
+	var f fit
+	reasons := map[string]int{}
+	have := map[corev1.ResourceName]int64{}    // the most an admitted node has of a lacking resource
+	offered := map[corev1.ResourceName]int64{} // the most an admitted node has of any resource
+	unknown := 0
+	for _, v := range p.Classes {
+		if !v.Admits() {
+			reasons[v.Reason] += len(v.Class.Nodes)
+			continue
+		}
+		f.admitted += len(v.Class.Nodes)
+		for _, g := range c.offersOf(v.Class) {
+			if !g.offer.Known() {
+				unknown += g.nodes
+				continue
+			}
+			for name, n := range g.offer.Resources {
+				offered[name] = max(offered[name], n)
+			}
+			ok, lacking := g.offer.Holds(reqs)
+			if ok {
+				f.fits = true
+				continue
+			}
+			reasons["Insufficient "+string(lacking)] += g.nodes
+			have[lacking] = max(have[lacking], g.offer.Resources[lacking])
+			if f.lacking == "" {
+				f.lacking = lacking
+			}
+		}
+	}
+	f.judged = f.fits || (f.admitted > 0 && unknown == 0)
+	if f.fits || !f.judged {
+		f.fits = true // nothing to say: it fits, or no node's offer is known
+		return f
+	}
+	f.message = fitMessage(p.Total, reasons, have)
+	f.fix = c.fitFix(reqs, offered, p)
+	return f
+}
+
+// fitMessage reads like the scheduler's: "0/12 nodes are available: 8
+// Insufficient nvidia.com/gpu (have 4), 4 node(s) didn't match Pod's node
+// affinity/selector", each node under the first filter it fails.
+func fitMessage(total int, reasons map[string]int, have map[corev1.ResourceName]int64) string {
+	parts := make([]string, 0, len(reasons))
+	for r, n := range reasons {
+		part := fmt.Sprintf("%d %s", n, r)
+		if name, ok := strings.CutPrefix(r, "Insufficient "); ok {
+			part += fmt.Sprintf(" (have %d)", have[corev1.ResourceName(name)])
+		}
+		parts = append(parts, part)
+	}
+	sort.Strings(parts)
+	return fmt.Sprintf("0/%d nodes are available: %s", total, strings.Join(parts, ", "))
+}
+
+// fitFix is the nearest change that lets the pod run: the name under
+// which the admitted nodes offer what it asks (time-slicing renames
+// nvidia.com/gpu; MIG divides it into profiles), fewer devices per pod,
+// or the nodes outside its constraints that would hold it.
+func (c *workloadFacts) fitFix(reqs []gpures.Request, offered map[corev1.ResourceName]int64, p *sched.Placement) string {
+	for _, r := range reqs {
+		if offered[r.Name] >= r.Value {
+			continue
+		}
+		if alt, n := sameDevice(r.Name, offered); alt != "" && n >= r.Value {
+			return fmt.Sprintf("ask for %s: %d (the admitted nodes offer their GPUs under that name, %d per node; %s)", alt, r.Value, n, renameWhy(r.Name, alt))
+		}
+		if profiles := migProfiles(offered); len(profiles) > 0 && isMIGOrGPU(r.Name) {
+			layout := "a layout with " + strings.TrimPrefix(string(r.Name), "nvidia.com/mig-")
+			if r.Name == "nvidia.com/gpu" {
+				layout = "all-disabled to offer whole GPUs"
+			}
+			return fmt.Sprintf("ask for one of the MIG devices the admitted nodes offer (%s), or set nvidia.com/mig.config on the nodes to %s", strings.Join(profiles, ", "), layout)
+		}
+		if n := offered[r.Name]; n > 0 {
+			return fmt.Sprintf("ask for at most %d %s per pod (the most an admitted node has), or admit nodes with %d%s", n, r.Name, r.Value, c.elsewhere(r, p))
+		}
+		return fmt.Sprintf("no admitted node advertises %s: admit nodes that do%s", r.Name, c.elsewhere(r, p))
+	}
+	return ""
+}
+
+// elsewhere names how many nodes outside the pod's constraints would hold
+// r, when some would.
+func (c *workloadFacts) elsewhere(r gpures.Request, p *sched.Placement) string {
+	n := 0
+	for _, v := range p.Classes {
+		if v.Admits() {
+			continue
+		}
+		for _, g := range c.offersOf(v.Class) {
+			if g.offer.Resources[r.Name] >= r.Value {
+				n += g.nodes
+			}
+		}
+	}
+	if n == 0 {
+		return " (no known node has)"
+	}
+	return fmt.Sprintf(" (%d known node(s) do, outside its node affinity and tolerations)", n)
+}
+
+// sameDevice is the other name of the same device the nodes offer:
+// nvidia.com/gpu.shared for nvidia.com/gpu (renameByDefault), or the
+// reverse.
+func sameDevice(name corev1.ResourceName, offered map[corev1.ResourceName]int64) (corev1.ResourceName, int64) {
+	alt := corev1.ResourceName(strings.TrimSuffix(string(name), ".shared"))
+	if alt == name {
+		alt = name + ".shared"
+	}
+	if n, ok := offered[alt]; ok && n > 0 {
+		return alt, n
+	}
+	return "", 0
+}
+
+func renameWhy(asked, offered corev1.ResourceName) string {
+	if strings.HasSuffix(string(offered), ".shared") {
+		return "the device plugin's time-slicing or MPS with renameByDefault renames " + string(asked)
+	}
+	return "the device plugin shares them without renameByDefault"
+}
+
+// migProfiles lists the MIG resources offered, by name.
+func migProfiles(offered map[corev1.ResourceName]int64) []string {
+	var out []string
+	for name, n := range offered {
+		if strings.HasPrefix(string(name), "nvidia.com/mig-") && n > 0 {
+			out = append(out, string(name))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func isMIGOrGPU(name corev1.ResourceName) bool {
+	return name == "nvidia.com/gpu" || strings.HasPrefix(string(name), "nvidia.com/mig-")
+}
+
+// offerGroup is nodes of one class with the same offer.
+type offerGroup struct {
+	offer gpures.Offer
+	nodes int
+}
+
+// offersOf groups a class's nodes by what they offer, once per class.
+func (c *workloadFacts) offersOf(cl *sched.Class) []offerGroup {
+	if gs, ok := c.offers[cl]; ok {
+		return gs
+	}
+	var out []offerGroup
+	index := map[string]int{}
+	for _, n := range cl.Nodes {
+		o := c.offerOf(n)
+		k := o.Key()
+		i, ok := index[k]
+		if !ok {
+			i = len(out)
+			index[k] = i
+			out = append(out, offerGroup{offer: o})
+		}
+		out[i].nodes++
+	}
+	c.offers[cl] = out
+	return out
+}
+
+// offerOf reads a node's offer once: split classes share nodes.
+func (c *workloadFacts) offerOf(n *corev1.Node) gpures.Offer {
+	if o, ok := c.nodeOffers[n]; ok {
+		return o
+	}
+	o := gpures.OfferOf(n)
+	c.nodeOffers[n] = o
+	return o
+}
+
+func requestKey(reqs []gpures.Request) string {
+	var b strings.Builder
+	for _, r := range reqs {
+		fmt.Fprintf(&b, "%s=%d\x00", r.Name, r.Value)
+	}
+	return b.String()
+}
+
+func requestMap(reqs []gpures.Request) map[string]any {
+	out := make(map[string]any, len(reqs))
+	for _, r := range reqs {
+		out[string(r.Name)] = r.Value
+	}
+	return out
+}
+
+// resourcesField points at the resources of the first container (or
+// init container) that asks for name.
+func resourcesField(w *inventory.Workload, name corev1.ResourceName) []any {
+	spec := &w.Template.Spec
+	for _, list := range []struct {
+		field string
+		cs    []corev1.Container
+	}{{"containers", spec.Containers}, {"initContainers", spec.InitContainers}} {
+		for i, ctr := range list.cs {
+			for _, rl := range []corev1.ResourceList{ctr.Resources.Limits, ctr.Resources.Requests} {
+				if _, ok := rl[name]; ok {
+					return specField(w, list.field, i, "resources")
+				}
+			}
+		}
+	}
+	return specField(w)
+}
