@@ -233,15 +233,15 @@ func TestAttackLargeBaselineIsBounded(t *testing.T) {
 	}
 	b := bufio.NewWriter(f)
 	size := 0
-	b.WriteString(`{"findings": [`)
+	fmt.Fprint(b, `{"findings": [`)
 	for i := 0; size < 200<<20; i++ {
 		if i > 0 {
-			b.WriteByte(',')
+			fmt.Fprint(b, ",")
 		}
 		n, _ := fmt.Fprintf(b, `{"rule": "DRV010", "title": "unschedulable-affinity", "severity": "error", "object": {"kind": "Deployment", "namespace": "ns%d", "name": "w%d"}, "message": "0/1 nodes match: node(s) didn't match Pod's node affinity/selector %d", "file": "k8s/w%d.yaml", "line": 3}`, i%100, i, i, i)
 		size += n + 1
 	}
-	b.WriteString(`], "summary": {}}`)
+	fmt.Fprint(b, `], "summary": {}}`)
 	if err := b.Flush(); err != nil || f.Close() != nil {
 		t.Fatal(err)
 	}
