@@ -47,3 +47,17 @@ findings contains f if {
 		"field": w.gang.field,
 	})
 }
+
+# A DRA claim (a ResourceClaimTemplate, or a cluster's ResourceClaim not yet
+# allocated) no node's devices can meet: its device class and CEL selectors
+# accept too few devices on every node (internal/dra, evaluated with
+# k8s.io/dynamic-resource-allocation/cel, as the scheduler's allocator
+# does). Every pod that uses it stays Pending.
+findings contains f if {
+	some c in input.claims
+	c.fits == false
+	f := lib.finding(meta, c.object, {
+		"message": sprintf("no node can meet this claim: %s", [c.message]),
+		"field": c.field,
+	})
+}

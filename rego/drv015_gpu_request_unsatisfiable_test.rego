@@ -67,3 +67,14 @@ test_a_gang_that_fits_is_no_finding if {
 	w := object.union(object.remove(workload(too_many), ["gpu_fit"]), {"gang": object.union(gang, {"fits": true})})
 	count(drv015.findings) == 0 with input as {"workloads": [w]}
 }
+
+test_a_claim_no_node_meets_is_a_finding if {
+	claim := {"object": {"kind": "ResourceClaimTemplate", "namespace": "ml", "name": "h100"}, "fits": false,
+		"message": "request gpu asks for 1 device(s) of class gpu.nvidia.com, and no node has them", "field": "/spec/spec/devices/requests/0"}
+	fs := drv015.findings with input as {"claims": [claim, object.union(claim, {"fits": true})]}
+	count(fs) == 1
+	some f in fs
+	f.object.kind == "ResourceClaimTemplate"
+	f.field == "/spec/spec/devices/requests/0"
+	f.message == "no node can meet this claim: request gpu asks for 1 device(s) of class gpu.nvidia.com, and no node has them"
+}

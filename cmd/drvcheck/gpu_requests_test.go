@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/drvcheck/drvcheck/internal/testcluster"
+	"github.com/drvcheck/drvcheck/policy"
 )
 
 func gpuReqFile(name string) string {
@@ -97,4 +100,69 @@ func mapKeys(m map[string][]string) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// DRA claims from files, against the devices NVIDIA's DRA driver would
+// publish for GFD-labelled nodes (testdata/gpu-requests/dra-*.yaml, each
+// citing its source): issue 37's H100 selector on an A100 fleet and on an
+// H100 node, and the driver's own demo that selects on an attribute it no
+// longer publishes.
+func TestDRAClaimsFromFiles(t *testing.T) {
+	for _, c := range []struct {
+		files []string
+		want  []string
+	}{
+		{[]string{"dra-nodes-a100.yaml", "dra-claim-h100.yaml", "dra-pod.yaml"}, []string{
+			"no node can meet this claim: request gpu asks for 1 device(s) of class gpu.nvidia.com where device.attributes['gpu.nvidia.com'].productName == \"NVIDIA H100 80GB HBM3\"",
+			"8 × NVIDIA A100 SXM4 40GB on 2 node(s) (labels)"}},
+		{[]string{"dra-nodes-h100.yaml", "dra-claim-h100.yaml", "dra-pod.yaml"}, nil},
+		{[]string{"dra-demo-index.yaml"}, []string{"the selector fails on the devices: no such key: index"}},
+	} {
+		var args []string
+		for _, f := range c.files {
+			args = append(args, gpuReqFile(f))
+		}
+		fs := drvJSON(t, append([]string{"check"}, args...)...).byRule("DRV015")
+		assertClaimFinding(t, strings.Join(c.files, "+"), fs, c.want)
+	}
+}
+
+func assertClaimFinding(t *testing.T, what string, fs []policy.Finding, want []string) {
+	t.Helper()
+	if len(want) == 0 {
+		if len(fs) != 0 {
+			t.Errorf("%s: %+v", what, fs)
+		}
+		return
+	}
+	if len(fs) != 1 || fs[0].Object.Kind != "ResourceClaimTemplate" {
+		t.Errorf("%s: %+v", what, fs)
+		return
+	}
+	for _, w := range want {
+		if !strings.Contains(fs[0].Message, w) {
+			t.Errorf("%s: %q lacks %q", what, fs[0].Message, w)
+		}
+	}
+}
+
+// The same claim live, on the control plane: the devices are the
+// ResourceSlices' as NVIDIA's driver publishes them (no driver runs: the
+// slices are created as it would). A100s: DRV015; the slice replaced by
+// H100s: none.
+func TestDRAClaimsLive(t *testing.T) {
+	c := testcluster.Start(t, testcluster.Options{})
+	kc := "--kubeconfig=" + c.Kubeconfig
+	kubectl(t, c, "create", "namespace", "ml")
+	kubectl(t, c, "apply", "-f", gpuReqFile("dra-claim-h100.yaml"))
+	node := "apiVersion: v1\nkind: Node\nmetadata:\n  name: dra-node\n  labels: {nvidia.com/gpu.present: \"true\"}\n"
+	path := filepath.Join(t.TempDir(), "node.yaml")
+	writeFile(t, path, node)
+	kubectl(t, c, "apply", "-f", path)
+	kubectl(t, c, "apply", "-f", gpuReqFile("dra-live-slice-a100.yaml"))
+	fs := drvJSON(t, "scan", kc).byRule("DRV015")
+	assertClaimFinding(t, "A100 slice", fs, []string{"of class gpu.nvidia.com", "2 × NVIDIA A100-PCIE-40GB on 1 node(s) (resourceslices)"})
+	kubectl(t, c, "delete", "resourceslice", "dra-node-gpu.nvidia.com")
+	kubectl(t, c, "apply", "-f", gpuReqFile("dra-live-slice-h100.yaml"))
+	assertClaimFinding(t, "H100 slice", drvJSON(t, "scan", kc).byRule("DRV015"), nil)
 }

@@ -74,6 +74,17 @@ func TestReadEveryKind(t *testing.T) {
 	_, err = cs.ResourceV1().ResourceClaims(ns).Create(ctx, &resourcev1.ResourceClaim{ObjectMeta: om("claim"), Spec: resourcev1.ResourceClaimSpec{
 		Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu.nvidia.com"}}}}}}, metav1.CreateOptions{})
 	check(err)
+	gpuRequest := resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu.nvidia.com"}}}}
+	_, err = cs.ResourceV1().ResourceClaimTemplates(ns).Create(ctx, &resourcev1.ResourceClaimTemplate{ObjectMeta: om("tmpl"),
+		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: resourcev1.ResourceClaimSpec{Devices: gpuRequest}}}, metav1.CreateOptions{})
+	check(err)
+	_, err = cs.ResourceV1().DeviceClasses().Create(ctx, &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "every-kind.example.com"}}, metav1.CreateOptions{})
+	check(err)
+	sliceNode := "every-kind-node"
+	_, err = cs.ResourceV1().ResourceSlices().Create(ctx, &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "every-kind-slice"},
+		Spec: resourcev1.ResourceSliceSpec{Driver: "gpu.nvidia.com", NodeName: &sliceNode, Pool: resourcev1.ResourcePool{Name: sliceNode, ResourceSliceCount: 1},
+			Devices: []resourcev1.Device{{Name: "gpu-0"}}}}, metav1.CreateOptions{})
+	check(err)
 	mustNode(t, ctx, c, "every-kind-node", map[string]string{"nvidia.com/gpu.present": "true"})
 
 	client, err := NewForConfig(c.Config)
@@ -103,6 +114,9 @@ func TestReadEveryKind(t *testing.T) {
 	has("CronJob", ns+"/cj", names(inv.CronJobs, func(x *batchv1.CronJob) string { return x.Namespace + "/" + x.Name }))
 	has("ReplicationController", ns+"/rc", names(inv.ReplicationControllers, func(x *corev1.ReplicationController) string { return x.Namespace + "/" + x.Name }))
 	has("ResourceClaim", ns+"/claim", names(inv.ResourceClaims, func(x *resourcev1.ResourceClaim) string { return x.Namespace + "/" + x.Name }))
+	has("ResourceClaimTemplate", ns+"/tmpl", names(inv.ResourceClaimTemplates, func(x *resourcev1.ResourceClaimTemplate) string { return x.Namespace + "/" + x.Name }))
+	has("DeviceClass", "every-kind.example.com", names(inv.DeviceClasses, func(x *resourcev1.DeviceClass) string { return x.Name }))
+	has("ResourceSlice", "every-kind-slice", names(inv.ResourceSlices, func(x *resourcev1.ResourceSlice) string { return x.Name }))
 	// Every Kubernetes kind of the table was created above (the operator's
 	// and the GPU workloads' have their own tests).
 	var core []string
@@ -112,7 +126,7 @@ func TestReadEveryKind(t *testing.T) {
 		}
 	}
 	if want := []string{"Node", "Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob",
-		"ReplicationController", "PodDisruptionBudget", "Namespace", "ResourceClaim"}; !slices.Equal(core, want) {
+		"ReplicationController", "PodDisruptionBudget", "Namespace", "ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice"}; !slices.Equal(core, want) {
 		t.Errorf("kinds read %v; this test covers %v", core, want)
 	}
 
@@ -122,7 +136,8 @@ func TestReadEveryKind(t *testing.T) {
 		}
 	}
 	total := len(inv.Nodes) + len(inv.Pods) + len(inv.Namespaces) + len(inv.PDBs) + len(inv.Deployments) + len(inv.ReplicaSets) +
-		len(inv.StatefulSets) + len(inv.DaemonSets) + len(inv.Jobs) + len(inv.CronJobs) + len(inv.ReplicationControllers) + len(inv.ResourceClaims)
+		len(inv.StatefulSets) + len(inv.DaemonSets) + len(inv.Jobs) + len(inv.CronJobs) + len(inv.ReplicationControllers) + len(inv.ResourceClaims) +
+		len(inv.ResourceClaimTemplates) + len(inv.DeviceClasses) + len(inv.ResourceSlices)
 	if inv.Objects != total || len(inv.Raw()) != total {
 		t.Errorf("Objects %d, raw %d, want both %d", inv.Objects, len(inv.Raw()), total)
 	}

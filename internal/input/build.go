@@ -61,6 +61,7 @@ func Build(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog,
 		"operator":  operatorEntry(opt.Operator, facts, cat),
 		"nodes":     nodes,
 		"workloads": workloads,
+		"claims":    claimEntries(inv, facts),
 		"summary":   map[string]any{"gpu_nodes": facts.GPU(), "objects": inv.Objects, "gpu_only_nodes": gpuOnly(inv.Nodes)},
 	}
 	maps.Copy(doc, drainDoc)

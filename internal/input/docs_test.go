@@ -51,7 +51,7 @@ func docTables(t *testing.T) map[string][]string {
 func fullDocuments(t *testing.T) (files, live map[string]any) {
 	t.Helper()
 	inv := inventoryOf(t, labDir, "../../testdata/scheduling/gt-version-id", "../../testdata/scheduling/typo-key", "../../testdata/scheduling/cuda-floor",
-		"../../testdata/gpu-requests/lws-vllm.yaml", "../../testdata/gpu-requests/mig-single-a100.yaml")
+		"../../testdata/gpu-requests/lws-vllm.yaml", "../../testdata/gpu-requests/mig-single-a100.yaml", "../../testdata/gpu-requests/dra-nodes-a100.yaml", "../../testdata/gpu-requests/dra-claim-h100.yaml")
 	m, err := drain.New(inv)
 	if err != nil {
 		t.Fatal(err)
@@ -88,6 +88,7 @@ var sections = map[string]func(files, live map[string]any) []any{
 	"`operator.drivers[]`": func(f, _ map[string]any) []any { return f["operator"].(map[string]any)["drivers"].([]any) },
 	"`nodes[]`":            func(f, _ map[string]any) []any { return f["nodes"].([]any) },
 	"`workloads[]`":        func(f, _ map[string]any) []any { return f["workloads"].([]any) },
+	"`claims[]`":           func(f, _ map[string]any) []any { return f["claims"].([]any) },
 	"`placement`":          workloadPart("placement"),
 	"`gt_lt[]`":            workloadList("gt_lt"),
 	"`cuda`":               workloadPart("cuda"),

@@ -92,7 +92,7 @@ func decode(o *load.Object) (any, error) {
 	if k == nil || k.typed == nil {
 		return decodeCustomObject(o, group, k)
 	}
-	if k.Optional {
+	if k.Optional && !k.Files {
 		// Only a cluster's say which pods hold what (ResourceClaim
 		// status); a manifest of one, at any version, is not read.
 		return nil, nil

@@ -31,6 +31,12 @@ type Inventory struct {
 	// ResourceClaims are the DRA claims pods hold: a pod with an allocated
 	// gpu.nvidia.com device is a GPU pod to the GPU Operator.
 	ResourceClaims []*resourcev1.ResourceClaim
+	// The rest of DRA, for DRV015: claim templates and device classes
+	// (from files or a cluster) and the devices nodes publish (a
+	// cluster's ResourceSlices).
+	ResourceClaimTemplates []*resourcev1.ResourceClaimTemplate
+	DeviceClasses          []*resourcev1.DeviceClass
+	ResourceSlices         []*resourcev1.ResourceSlice
 	// Custom are custom resources with pod templates (GPU workload kinds).
 	Custom []*customObject
 

@@ -31,6 +31,9 @@ type Kind struct {
 	// discovery says they are served, and never read from files (what
 	// they tell is in their status).
 	Optional bool
+	// Files marks an optional kind a repository may hold too (a claim
+	// template, a device class): read from files as well.
+	Files bool
 	// Templates and Pods say, for people, where the kind's pod templates
 	// sit and how many pods each makes; both empty for kinds that make no
 	// pods.
@@ -67,6 +70,14 @@ var Kinds = []*Kind{
 	// DRA claims: which pods hold a GPU through a claim (internal/drain).
 	{Name: "ResourceClaim", Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims", Namespaced: true,
 		Optional: true, typed: claimKind},
+	// DRA's requests and devices (DRV015): claim templates and device
+	// classes are a repository's too; ResourceSlices only a cluster's.
+	{Name: "ResourceClaimTemplate", Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaimtemplates", Namespaced: true,
+		Optional: true, Files: true, typed: claimTemplateKind},
+	{Name: "DeviceClass", Group: "resource.k8s.io", Version: "v1", Resource: "deviceclasses",
+		Optional: true, Files: true, typed: deviceClassKind},
+	{Name: "ResourceSlice", Group: "resource.k8s.io", Version: "v1", Resource: "resourceslices",
+		Optional: true, typed: resourceSliceKind},
 
 	// The GPU Operator's configuration (internal/operator).
 	{Name: "ClusterPolicy", Group: operator.Group, Version: operator.ClusterPolicyVersion, Resource: "clusterpolicies",
@@ -149,11 +160,14 @@ func (k *Kind) MakesPods() bool { return k.Pods != "" }
 
 // The API types of Kubernetes' own kinds and the operator's.
 var (
-	nodeKind      = typedOf(func(inv *Inventory) *[]*corev1.Node { return &inv.Nodes }, nil)
-	namespaceKind = typedOf(func(inv *Inventory) *[]*corev1.Namespace { return &inv.Namespaces }, nil)
-	pdbKind       = typedOf(func(inv *Inventory) *[]*policyv1.PodDisruptionBudget { return &inv.PDBs }, nil)
-	claimKind     = typedOf(func(inv *Inventory) *[]*resourcev1.ResourceClaim { return &inv.ResourceClaims }, nil)
-	podKind       = typedOf(func(inv *Inventory) *[]*corev1.Pod { return &inv.Pods }, func(p *corev1.Pod) []podTemplate {
+	nodeKind          = typedOf(func(inv *Inventory) *[]*corev1.Node { return &inv.Nodes }, nil)
+	namespaceKind     = typedOf(func(inv *Inventory) *[]*corev1.Namespace { return &inv.Namespaces }, nil)
+	pdbKind           = typedOf(func(inv *Inventory) *[]*policyv1.PodDisruptionBudget { return &inv.PDBs }, nil)
+	claimKind         = typedOf(func(inv *Inventory) *[]*resourcev1.ResourceClaim { return &inv.ResourceClaims }, nil)
+	claimTemplateKind = typedOf(func(inv *Inventory) *[]*resourcev1.ResourceClaimTemplate { return &inv.ResourceClaimTemplates }, nil)
+	deviceClassKind   = typedOf(func(inv *Inventory) *[]*resourcev1.DeviceClass { return &inv.DeviceClasses }, nil)
+	resourceSliceKind = typedOf(func(inv *Inventory) *[]*resourcev1.ResourceSlice { return &inv.ResourceSlices }, nil)
+	podKind           = typedOf(func(inv *Inventory) *[]*corev1.Pod { return &inv.Pods }, func(p *corev1.Pod) []podTemplate {
 		return []podTemplate{{template: &corev1.PodTemplateSpec{ObjectMeta: p.ObjectMeta, Spec: p.Spec}, path: podSpecPath}}
 	})
 	deploymentKind = typedOf(func(inv *Inventory) *[]*appsv1.Deployment { return &inv.Deployments }, func(d *appsv1.Deployment) []podTemplate {
