@@ -13,7 +13,7 @@ build:
 
 # Everything: lint, the Go tests (Rego unit tests included, and the lab end
 # to end on a real control plane), and a short fuzz of every parser. The
-# fidelity suite runs 32 scenarios on control planes of their own, which
+# fidelity suite runs 36 scenarios on control planes of their own, which
 # mostly wait on the library's timers: four at a time take about four and a
 # half minutes on two cores (eight at GOMAXPROCS), and the timeout leaves
 # room on a busy machine.

@@ -36,6 +36,7 @@ var builtinRules = []Rule{
 	{ID: "DRV026", Title: "grace-exceeds-timeout", Severity: Warning, Needs: nodes},
 	{ID: "DRV027", Title: "hidden-gpu-consumer", Severity: Warning, Needs: nodes},
 	{ID: "DRV028", Title: "upgrade-cannot-start", Severity: Error, Needs: nodes},
+	{ID: "DRV029", Title: "rollout-window-breaks-gang", Severity: Warning, Needs: nodes},
 	{ID: "DRV030", Title: "upgrade-stalled", Severity: Warning, Needs: nodes},
 	{ID: "DRV031", Title: "cordoned-after-upgrade", Severity: Warning, Needs: nodes},
 	{ID: "DRV040", Title: "gpu-unsupported-by-driver", Severity: Error, Needs: nodes},

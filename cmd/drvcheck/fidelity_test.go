@@ -34,8 +34,12 @@ const (
 
 // fnode is a GPU node of a scenario.
 type fnode struct {
-	name     string
-	gpus     int
+	name string
+	gpus int
+	// mig, when set, is what the node offers instead of whole GPUs: a MIG
+	// resource and its count, as the device plugin advertises them under
+	// the mixed strategy (nvidia.com/mig-1g.10gb: 7).
+	mig      string
 	notReady bool
 	cordoned bool
 	skip     bool
@@ -190,6 +194,32 @@ spec:
 		nodes:   []fnode{{name: "g0", gpus: 2}, {name: "g1", gpus: 1, skip: true}},
 		first:   gpuDeployment("filler", 1, 1, `, kubernetes.io/hostname: g1`),
 		objects: gpuDeployment("trainer", 2, 1, "") + budget("trainer", "maxUnavailable: 1")},
+	// Issue 37's counts: a pod of 8 GPUs needs a whole node. g1 and g2
+	// each lend one GPU to a filler, so when g0 is cordoned its trainer's
+	// replacement fits nowhere (Insufficient nvidia.com/gpu) and stays
+	// Pending through g0's upgrade; the budget allows the one eviction, so
+	// g0 upgrades all the same. g1 and g2 are skipped so that the order
+	// cannot matter.
+	{name: "a replacement that needs a whole node", policy: basePolicy(""),
+		nodes: []fnode{{name: "g0", gpus: 8}, {name: "g1", gpus: 8, skip: true}, {name: "g2", gpus: 8, skip: true}},
+		first: strings.Replace(gpuDeployment("filler", 2, 1, ""), "      containers:", `      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [g1, g2]}]}]
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: filler}}}
+      containers:`, 1),
+		objects: gpuDeployment("trainer", 1, 8, "") + budget("trainer", "maxUnavailable: 1")},
+	// Issue 37's MIG resources: nodes partitioned all-1g.10gb under the
+	// mixed strategy (7 per GPU). The trainer's two pods of three slices
+	// sit on g0; g1 has four slices, three of them taken. Once one pod is
+	// evicted its replacement fits nowhere (Insufficient
+	// nvidia.com/mig-1g.10gb), so the budget never lets the second go.
+	{name: "MIG slices for a replacement", policy: basePolicy(""),
+		nodes:   []fnode{{name: "g0", mig: `nvidia.com/mig-1g.10gb: "7"`}, {name: "g1", mig: `nvidia.com/mig-1g.10gb: "4"`, skip: true}},
+		first:   strings.Replace(gpuDeployment("filler", 1, 3, `, kubernetes.io/hostname: g1`), "nvidia.com/gpu:", "nvidia.com/mig-1g.10gb:", 1),
+		objects: strings.Replace(gpuDeployment("trainer", 2, 3, ""), "nvidia.com/gpu:", "nvidia.com/mig-1g.10gb:", 1) + budget("trainer", "maxUnavailable: 1")},
 	// An earlier rollout left g0 upgrade-failed (and someone uncordoned
 	// it): its driver pod is out of date, so it stays failed and holds the
 	// only slot (issue 25's first case).
@@ -534,6 +564,10 @@ func fidelityNodes(nodes []fnode) string {
 		if n.skip {
 			skip = "\n    nvidia.com/gpu-driver-upgrade.skip: \"true\""
 		}
+		gpus := fmt.Sprintf("nvidia.com/gpu: \"%d\"", n.gpus)
+		if n.mig != "" {
+			gpus = n.mig
+		}
 		fmt.Fprintf(&b, `apiVersion: v1
 kind: Node
 metadata:
@@ -552,10 +586,10 @@ metadata:
 spec:
   unschedulable: %[5]t
 status:
-  allocatable: {cpu: "64", memory: 512Gi, pods: "110", nvidia.com/gpu: "%[3]d"}
-  capacity: {cpu: "64", memory: 512Gi, pods: "110", nvidia.com/gpu: "%[3]d"}
+  allocatable: {cpu: "64", memory: 512Gi, pods: "110", %[3]s}
+  capacity: {cpu: "64", memory: 512Gi, pods: "110", %[3]s}
 ---
-`, n.name, annotations, n.gpus, skip, n.cordoned)
+`, n.name, annotations, gpus, skip, n.cordoned)
 	}
 	return b.String()
 }

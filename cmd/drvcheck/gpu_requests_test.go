@@ -166,3 +166,19 @@ func TestDRAClaimsLive(t *testing.T) {
 	kubectl(t, c, "apply", "-f", gpuReqFile("dra-live-slice-h100.yaml"))
 	assertClaimFinding(t, "H100 slice", drvJSON(t, "scan", kc).byRule("DRV015"), nil)
 }
+
+// A gang that fills its pool (lws-vllm.yaml with a fourth node) under the
+// chart's default upgrade policy: one node out at a time leaves room for 3
+// of its 4 pods, a warning (DRV029); without an operator profile there is
+// no rollout to say it of.
+func TestGangDuringTheRollout(t *testing.T) {
+	fleet := []string{"check", gpuReqFile("lws-vllm.yaml"), gpuReqFile("lws-vllm-room.yaml")}
+	fs := drvJSON(t, append(fleet, gpuReqFile("clusterpolicy-rollout.yaml"))...).byRule("DRV029")
+	if len(fs) != 1 || fs[0].Object.String() != "LeaderWorkerSet/default/vllm" || fs[0].Severity != "warning" ||
+		!strings.Contains(fs[0].Message, "the driver rollout takes up to 1 node(s) out at once") || !strings.Contains(fs[0].Message, "3 of its 4 GPU pods fit") {
+		t.Errorf("%+v", fs)
+	}
+	if fs := drvJSON(t, fleet...).byRule("DRV029"); len(fs) != 0 {
+		t.Errorf("no operator profile: %+v", fs)
+	}
+}

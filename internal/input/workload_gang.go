@@ -111,24 +111,151 @@ func (c *workloadFacts) gang(ms []member) map[string]any {
 		}
 	}
 	slices.SortStableFunc(wants, func(a, b []gpures.Request) int { return int(sumOf(b) - sumOf(a)) })
-	bins, admitted, known, free := c.gangBins(ms)
+	free, known := c.gangNodes(ms)
+	admitted := countOf(free)
+	placed := pack(free, wants, 0)
+	fits := placed == len(wants) || !known || admitted == 0
+	g := map[string]any{
+		"pods": pods, "placed": placed, "admitted": admitted,
+		"judged": known && admitted > 0, "fits": fits,
+		"why": gangKinds[gangKey(ms[0].w)], "message": "", "field": pointer(resourcesField(ms[0].w, ms[0].reqs[0].Name)),
+		"window": []any{},
+	}
+	if !fits {
+		g["message"] = fmt.Sprintf("its %d GPU pods ask for %s in all and must run at once, but the %d node(s) their node affinity and tolerations admit hold %d of them (%s free on them)",
+			pods, amounts(total), admitted, placed, amounts(only(sumAll(free), total)))
+	} else if g["judged"].(bool) {
+		g["window"] = window(free, wants)
+	}
+	return g
+}
+
+// slot is nodes with the same room free.
+type slot struct {
+	free  map[corev1.ResourceName]int64
+	count int
+}
+
+func countOf(free []slot) int {
+	n := 0
+	for _, s := range free {
+		n += s.count
+	}
+	return n
+}
+
+// maxWindow is the most nodes out at once the window table goes to.
+const maxWindow = 16
+
+// window is how many of the gang's pods fit with the k roomiest admitted
+// nodes out, for k = 1, 2, …: what a driver rollout that takes k nodes at
+// once (maxUnavailable, maxParallelUpgrades) leaves it at worst. The
+// rules pick k (DRV029).
+func window(free []slot, wants [][]gpures.Request) []any {
+	out := []any{}
+	for k := 1; k <= min(countOf(free), maxWindow); k++ {
+		out = append(out, pack(free, wants, k))
+	}
+	return out
+}
+
+// pack places wants, largest first, best fit, on the nodes of free less
+// the skip roomiest, and says how many fit.
+func pack(free []slot, wants [][]gpures.Request, skip int) int {
+	order := slices.Clone(free)
+	slices.SortStableFunc(order, func(a, b slot) int { return int(sumFree(b.free) - sumFree(a.free)) })
+	b := &bins{byKey: map[string]*bin{}}
+	for _, s := range order {
+		out := min(skip, s.count)
+		skip -= out
+		if s.count > out {
+			b.add(s.free, s.count-out)
+		}
+	}
 	placed := 0
 	for _, want := range wants {
-		if !bins.place(want) {
+		if !b.place(want) {
 			break
 		}
 		placed++
 	}
-	g := map[string]any{
-		"pods": pods, "placed": placed, "admitted": admitted,
-		"judged": known && admitted > 0, "fits": placed == len(wants) || !known || admitted == 0,
-		"why": gangKinds[gangKey(ms[0].w)], "message": "", "field": pointer(resourcesField(ms[0].w, ms[0].reqs[0].Name)),
+	return placed
+}
+
+// sumAll adds the nodes' free room up, by resource.
+func sumAll(free []slot) map[corev1.ResourceName]int64 {
+	out := map[corev1.ResourceName]int64{}
+	for _, s := range free {
+		for name, v := range s.free {
+			out[name] += v * int64(s.count)
+		}
 	}
-	if !g["fits"].(bool) {
-		g["message"] = fmt.Sprintf("its %d GPU pods ask for %s in all and must run at once, but the %d node(s) their node affinity and tolerations admit hold %d of them (%s free on them)",
-			pods, amounts(total), admitted, placed, amounts(only(free, total)))
+	return out
+}
+
+// gangNodes are what is free on the nodes every member of the gang
+// admits (a pod of one template never lands where another's constraints
+// send it), by class and offer, and whether every such node's offer is
+// known. A node with pods bound to it is a slot of its own; the others
+// are counted, not walked, unless members disagree on where they go.
+func (c *workloadFacts) gangNodes(ms []member) ([]slot, bool) {
+	var sets []map[*corev1.Node]bool
+	for _, m := range ms[1:] {
+		if m.p != ms[0].p {
+			sets = append(sets, admittedNodes(m.p))
+		}
 	}
-	return g
+	admits := func(n *corev1.Node) bool {
+		for _, s := range sets {
+			if !s[n] {
+				return false
+			}
+		}
+		return true
+	}
+	var free []slot
+	known := true
+	own := gangKey(ms[0].w)
+	bound := c.boundPods()
+	for _, v := range ms[0].p.Classes {
+		if !v.Admits() {
+			continue
+		}
+		if len(sets) == 0 && !anyBound(v.Class.Nodes, bound) {
+			for _, g := range c.offersOf(v.Class) {
+				if !g.offer.Known() {
+					known = false
+					continue
+				}
+				free = append(free, slot{free: g.offer.Resources, count: g.nodes})
+			}
+			continue
+		}
+		for _, n := range v.Class.Nodes {
+			if !admits(n) {
+				continue
+			}
+			o := c.offerOf(n)
+			if !o.Known() {
+				known = false
+				continue
+			}
+			free = append(free, slot{free: c.freeOn(n, o, ms[0].w.Ref, gangPodLabel[own]), count: 1})
+		}
+	}
+	return free, known
+}
+
+func anyBound(nodes []*corev1.Node, bound map[string][]*corev1.Pod) bool {
+	if len(bound) == 0 {
+		return false
+	}
+	for _, n := range nodes {
+		if len(bound[n.Name]) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func sumOf(reqs []gpures.Request) int64 {
@@ -146,56 +273,6 @@ func amounts(m map[corev1.ResourceName]int64) string {
 		parts = append(parts, fmt.Sprintf("%d %s", m[name], name))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// gangBins are the nodes admitted by every member of the gang, grouped by
-// what is free on them. A member judged on a class its constraints admit
-// only alone makes the gang's bins the nodes all members admit: a pod of
-// one template never lands where another's constraints send it.
-func (c *workloadFacts) gangBins(ms []member) (*bins, int, bool, map[corev1.ResourceName]int64) {
-	b := &bins{byKey: map[string]*bin{}}
-	admits := func(n *corev1.Node) bool { return true }
-	if len(ms) > 1 {
-		sets := make([]map[*corev1.Node]bool, 0, len(ms)-1)
-		for _, m := range ms[1:] {
-			if m.p != ms[0].p {
-				sets = append(sets, admittedNodes(m.p))
-			}
-		}
-		admits = func(n *corev1.Node) bool {
-			for _, s := range sets {
-				if !s[n] {
-					return false
-				}
-			}
-			return true
-		}
-	}
-	admitted, known := 0, true
-	free := map[corev1.ResourceName]int64{}
-	own := gangKey(ms[0].w)
-	for _, v := range ms[0].p.Classes {
-		if !v.Admits() {
-			continue
-		}
-		for _, n := range v.Class.Nodes {
-			if !admits(n) {
-				continue
-			}
-			o := c.offerOf(n)
-			if !o.Known() {
-				known = false
-				continue
-			}
-			admitted++
-			f := c.freeOn(n, o, ms[0].w.Ref, gangPodLabel[own])
-			for name, v := range f {
-				free[name] += v
-			}
-			b.add(f, 1)
-		}
-	}
-	return b, admitted, known, free
 }
 
 // only keeps of m the resources of want.
