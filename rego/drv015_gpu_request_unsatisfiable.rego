@@ -20,33 +20,33 @@ meta := {
 	"needs": ["nodes"],
 }
 
+# One walk of the workloads for both of its workload findings: each walk
+# of twenty thousand workloads costs OPA about 50 ms (performance.md).
 findings contains f if {
 	some w in input.workloads
-	w.gpu_fit.fits == false # only workloads that ask for a GPU have gpu_fit
+	f := workload_finding(w)
 	lib.reported(w)
+}
+
+workload_finding(w) := lib.finding(meta, w.object, {
+	"message": sprintf("%sone pod asks for %s: %s; %s", [lib.template_prefix(w), requests(w.gpu_fit.requests), w.gpu_fit.message, w.gpu_fit.fix]),
+	"field": w.gpu_fit.field,
+}) if {
+	w.gpu_fit.fits == false # only workloads that ask for a GPU have gpu_fit
 	not w.daemonset
 	w.placement.matching > 0 # no node at all is DRV010's finding
-	f := lib.finding(meta, w.object, {
-		"message": sprintf("%sone pod asks for %s: %s; %s", [lib.template_prefix(w), requests(w.gpu_fit.requests), w.gpu_fit.message, w.gpu_fit.fix]),
-		"field": w.gpu_fit.field,
-	})
+} else := lib.finding(meta, w.object, {
+	# A gang (a LeaderWorkerSet, JobSet, PyTorchJob, TrainJob or Volcano
+	# Job: internal/input/workload_gang.go says which and why) whose pods
+	# each fit alone, but not all at once: the first pods take the GPUs and
+	# the rest stay Pending, holding the others' GPUs for nothing.
+	"message": sprintf("%s: %s. Lower its replicas or GPUs per pod, or admit nodes with room for all of them", [w.gang.message, w.gang.why]),
+	"field": w.gang.field,
+}) if {
+	w.gang.fits == false
 }
 
 requests(reqs) := concat(", ", sort([sprintf("%d %s", [n, name]) | some name, n in reqs]))
-
-# A gang (a LeaderWorkerSet, JobSet, PyTorchJob, TrainJob or Volcano Job:
-# internal/input/workload_gang.go says which and why) whose pods each fit
-# alone, but not all at once: the first pods take the GPUs and the rest
-# stay Pending, holding the others' GPUs for nothing.
-findings contains f if {
-	some w in input.workloads
-	w.gang.fits == false
-	lib.reported(w)
-	f := lib.finding(meta, w.object, {
-		"message": sprintf("%s: %s. Lower its replicas or GPUs per pod, or admit nodes with room for all of them", [w.gang.message, w.gang.why]),
-		"field": w.gang.field,
-	})
-}
 
 # A DRA claim (a ResourceClaimTemplate, or a cluster's ResourceClaim not yet
 # allocated) no node's devices can meet: its device class and CEL selectors

@@ -13,10 +13,16 @@ import (
 // labels its tag is made of, and whether its image exists.
 func nodeEntries(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog) []any {
 	out := make([]any, 0, len(inv.Nodes))
+	offers := map[string]map[string]any{} // one map for the nodes that offer the same
 	for i, n := range inv.Nodes {
 		f := facts.List()[i]
 		fields := labelFields(f)
 		offer := gpures.OfferOf(n)
+		resources, ok := offers[offer.Key()]
+		if !ok {
+			resources = resourceMap(offer.Resources)
+			offers[offer.Key()] = resources
+		}
 		out = append(out, map[string]any{
 			"name":               f.Name,
 			"object":             ref("Node", "", f.Name),
@@ -35,7 +41,7 @@ func nodeEntries(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Ca
 			"upgrade_state":      f.UpgradeState,
 			"unschedulable":      f.Unschedulable,
 			"labels":             stringMap(n.Labels),
-			"gpu_resources":      resourceMap(offer.Resources),
+			"gpu_resources":      resources,
 			"gpu_resources_from": offer.From,
 		})
 	}

@@ -3,6 +3,7 @@ package input
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -23,11 +24,18 @@ func (c *workloadFacts) gpuFit(w *inventory.Workload, p *sched.Placement) map[st
 	if len(reqs) == 0 {
 		return nil
 	}
+	key := fitKey{p, requestKey(reqs)}
+	if e, ok := c.fitEntries[key]; ok {
+		return e
+	}
 	fit := c.fitOf(p, reqs)
 	if fit.fits && fit.judged {
-		// Most workloads fit: two keys, since every value of the
-		// document costs its conversion for the rules.
-		return map[string]any{"requests": requestMap(reqs), "fits": true}
+		// Most workloads fit: one entry of two keys for all that ask the
+		// same of the same nodes (the rules' converter makes one value of
+		// a map it meets twice).
+		e := map[string]any{"requests": requestMap(reqs), "fits": true}
+		c.fitEntries[key] = e
+		return e
 	}
 	out := map[string]any{
 		"requests": requestMap(reqs),
@@ -252,11 +260,14 @@ func (c *workloadFacts) offerOf(n *corev1.Node) gpures.Offer {
 }
 
 func requestKey(reqs []gpures.Request) string {
-	var b strings.Builder
+	var b []byte
 	for _, r := range reqs {
-		fmt.Fprintf(&b, "%s=%d\x00", r.Name, r.Value)
+		b = append(b, r.Name...)
+		b = append(b, '=')
+		b = strconv.AppendInt(b, r.Value, 10)
+		b = append(b, 0)
 	}
-	return b.String()
+	return string(b)
 }
 
 func requestMap(reqs []gpures.Request) map[string]any {

@@ -47,6 +47,7 @@ type workloadFacts struct {
 	olderNodes  map[olderKey]olderNodes
 	messages    map[*sched.Placement]map[string]any
 	fits        map[fitKey]fit
+	fitEntries  map[fitKey]map[string]any // gpu_fit of pods that fit, shared
 	offers      map[*sched.Class][]offerGroup
 	nodeOffers  map[*corev1.Node]gpures.Offer
 	pods        []*corev1.Pod            // the pods read, for the room bound ones take
@@ -83,6 +84,7 @@ func newWorkloadFacts(inv *inventory.Inventory, facts *nodefacts.Set, ws []*inve
 		olderNodes:  map[olderKey]olderNodes{},
 		messages:    map[*sched.Placement]map[string]any{},
 		fits:        map[fitKey]fit{},
+		fitEntries:  map[fitKey]map[string]any{},
 		offers:      map[*sched.Class][]offerGroup{},
 		nodeOffers:  map[*corev1.Node]gpures.Offer{},
 		pods:        inv.Pods,
