@@ -29,11 +29,11 @@ func (c *workloadFacts) gpuFit(w *inventory.Workload, p *sched.Placement) map[st
 		return e
 	}
 	fit := c.fitOf(p, reqs)
-	if fit.fits && fit.judged {
-		// Most workloads fit: one entry of two keys for all that ask the
-		// same of the same nodes (the rules' converter makes one value of
-		// a map it meets twice).
-		e := map[string]any{"requests": requestMap(reqs), "fits": true}
+	if fit.fits {
+		// Most workloads fit, or cannot be judged: one entry of three keys
+		// for all that ask the same of the same nodes (the rules'
+		// converter makes one value of a map it meets twice).
+		e := map[string]any{"requests": requestMap(reqs), "fits": true, "judged": fit.judged}
 		c.fitEntries[key] = e
 		return e
 	}
