@@ -350,3 +350,44 @@ func TestAttackFormatsEscapeAndBound(t *testing.T) {
 		t.Errorf("exit %d, %d bytes printed: %.300s %s", r.code, len(r.stdout), r.stdout, r.stderr)
 	}
 }
+
+// Counts a repository writes are bounded: a node labelled with a trillion
+// GPUs beside a DRA claim (devices are made per GPU), and a
+// LeaderWorkerSet of two billion replicas (a gang is packed pod by pod),
+// end within seconds and 1 GiB.
+func TestAttackGPUCountsAreBounded(t *testing.T) {
+	bin := builtDrvcheck(t)
+	w := newWorkspace(t)
+	w.file("fleet.yaml", `apiVersion: v1
+kind: Node
+metadata:
+  name: huge
+  labels: {nvidia.com/gpu.present: "true", nvidia.com/gpu.count: "1000000000000", nvidia.com/gpu.replicas: "1000000000000",
+    nvidia.com/gpu.sharing-strategy: time-slicing, nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {namespace: ml, name: any}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}]}}}
+---
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: vllm, namespace: ml}
+spec:
+  replicas: 2147483647
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      spec:
+        containers: [{name: c, image: vllm, resources: {limits: {nvidia.com/gpu.shared: "1"}}}]
+`)
+	start := time.Now()
+	cmd := exec.Command(bin, "check", "fleet.yaml", "--fail-on", "none")
+	cmd.Dir, cmd.Env = w.repo, []string{"HOME=" + w.home}
+	out, err := cmd.CombinedOutput()
+	took := time.Since(start)
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	if err != nil || took > 30*time.Second || rss > 1<<30 || !strings.Contains(string(out), "object(s) checked") {
+		t.Errorf("%v in %s, peak %d MiB:\n%s", err, took, rss>>20, out)
+	}
+}

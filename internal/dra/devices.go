@@ -64,6 +64,7 @@ func FromNodeLabels(n *corev1.Node) []Device {
 	if err != nil || count <= 0 {
 		return nil
 	}
+	count = min(count, resourcev1.ResourceSliceMaxDevices) // a label of a billion GPUs is not a billion devices in memory
 	product := l["nvidia.com/gpu.product"]
 	base := strings.TrimSuffix(strings.TrimSuffix(product, "-SHARED"), "-MIG-INVALID")
 	if i := strings.Index(base, "-MIG-"); i >= 0 {
@@ -88,7 +89,7 @@ func FromNodeLabels(n *corev1.Node) []Device {
 				continue
 			}
 			n, _ := strconv.Atoi(v)
-			for range n {
+			for range min(n, resourcev1.ResourceSliceMaxDevices-len(out)) {
 				attrs := with(common, "type", str("mig"), "profile", str(profile), "productName", str(names[0]))
 				out = append(out, Device{Device: dracel.Device{Driver: Driver, Attributes: attrs, Capacity: memory(l["nvidia.com/mig-"+profile+".memory"])}, Names: names})
 			}

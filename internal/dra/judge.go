@@ -88,6 +88,11 @@ func (j *Judge) Claim(reqs []Request) Verdict {
 	}
 	for _, r := range reqs {
 		for _, expr := range j.exprs(r) {
+			if len(expr) > resourcev1.CELSelectorExpressionMaxLength {
+				// The API server refuses it (resource/v1 types.go); a
+				// repository's must not cost the run more than it would.
+				return Verdict{Message: fmt.Sprintf("request %s: a selector of %d bytes, longer than the API server accepts (%d)", r.Name, len(expr), resourcev1.CELSelectorExpressionMaxLength), Field: r.Field}
+			}
 			if c := j.compile(expr); c.Error != nil {
 				return Verdict{Message: fmt.Sprintf("request %s: its selector does not compile: %s", r.Name, c.Error.Detail), Field: r.Field}
 			}

@@ -66,8 +66,9 @@ func TestClaimsAgainstDevicesFromLabels(t *testing.T) {
 			"the selector fails on the devices: no such key: index"},
 		"MIG on unpartitioned GPUs": {a100, exactly("mig.nvidia.com", 1, "device.attributes['gpu.nvidia.com'].profile == '1g.5gb'"), false,
 			"no node publishes a device of class mig.nvidia.com"},
-		"a class no one installed":         {a100, exactly("gpu.example.com", 1), false, "DeviceClass gpu.example.com, which is not among the inputs"},
-		"a selector that does not compile": {a100, exactly("gpu.nvidia.com", 1, "device.attributes['gpu.nvidia.com'].productName =="), false, "does not compile"},
+		"a class no one installed":                    {a100, exactly("gpu.example.com", 1), false, "DeviceClass gpu.example.com, which is not among the inputs"},
+		"a selector that does not compile":            {a100, exactly("gpu.nvidia.com", 1, "device.attributes['gpu.nvidia.com'].productName =="), false, "does not compile"},
+		"a selector longer than the API server takes": {a100, exactly("gpu.nvidia.com", 1, strings.Repeat("true && ", 2000)+"true"), false, "longer than the API server accepts (10240)"},
 	} {
 		v := c.j.Claim(c.reqs)
 		if v.Fits != c.fits || !strings.Contains(v.Message, c.want) {

@@ -92,10 +92,16 @@ func migOnEveryGPU(config string) bool {
 	return strings.HasPrefix(config, "all-") && config != "all-disabled" && config != "all-enabled"
 }
 
+// number reads a count label, at most maxCount: a label a repository
+// writes must not overflow a product of two.
 func number(s string) int64 {
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil || n < 0 {
 		return 0
 	}
-	return n
+	return min(n, maxCount)
 }
+
+// maxCount is far above any node's devices or replicas (the device plugin
+// allows 48 MPS clients a GPU; a node has at most a few dozen devices).
+const maxCount = 1 << 20

@@ -100,6 +100,16 @@ func (c *workloadFacts) eachFits(ms []member) bool {
 func (c *workloadFacts) gang(ms []member) map[string]any {
 	total := map[corev1.ResourceName]int64{}
 	pods := 0
+	for _, m := range ms {
+		pods += int(m.w.Replicas)
+	}
+	if pods > maxGangPods {
+		// Packed one by one, a gang of millions of pods (a replicas a
+		// repository writes) would take the run's memory.
+		return map[string]any{"pods": pods, "placed": 0, "admitted": 0, "judged": false, "fits": true,
+			"why": gangKinds[gangKey(ms[0].w)], "message": "", "field": pointer(resourcesField(ms[0].w, ms[0].reqs[0].Name)), "window": []any{}}
+	}
+	pods = 0
 	var wants [][]gpures.Request // one per pod, the largest first
 	for _, m := range ms {
 		for range m.w.Replicas {
@@ -143,6 +153,9 @@ func countOf(free []slot) int {
 	}
 	return n
 }
+
+// maxGangPods is the largest gang packed: beyond, it is not judged.
+const maxGangPods = 100000
 
 // maxWindow is the most nodes out at once the window table goes to.
 const maxWindow = 16
