@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -180,5 +181,18 @@ func TestGangDuringTheRollout(t *testing.T) {
 	}
 	if fs := drvJSON(t, fleet...).byRule("DRV029"); len(fs) != 0 {
 		t.Errorf("no operator profile: %+v", fs)
+	}
+}
+
+// plan --all names the gang that loses its place while a window's nodes
+// are out, as DRV029 judges it.
+func TestPlanAllNamesTheDisplacedGang(t *testing.T) {
+	r := drv(t, "plan", "--all", "--driver", "580.95.05", gpuReqFile("lws-vllm.yaml"), gpuReqFile("lws-vllm-room.yaml"), gpuReqFile("clusterpolicy-rollout.yaml"), "-o", "json")
+	var plan struct {
+		Displaced []struct{ Object, Why string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil || len(plan.Displaced) != 1 ||
+		plan.Displaced[0].Object != "LeaderWorkerSet/default/vllm" || !strings.Contains(plan.Displaced[0].Why, "3 of its 4 GPU pods fit") {
+		t.Errorf("%v %+v\n%s", err, plan.Displaced, r.stderr)
 	}
 }

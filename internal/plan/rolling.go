@@ -11,6 +11,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/oneline"
 	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/policy"
 )
 
 // Outcomes of a node in a rolling upgrade.
@@ -81,6 +82,33 @@ type Rolling struct {
 	// scope is not rolled at all (VerdictOf).
 	Verdict  string `json:"verdict"`
 	Severity string `json:"severity,omitempty"`
+	// Displaced are the GPU workloads that lose their place while a
+	// window's nodes are out: gangs that fit the fleet but not the fleet
+	// less the nodes the rollout takes out at once, at worst (the rules'
+	// DRV029). A Deployment's replacements are the simulation's own
+	// (NodeOutcome.Pending).
+	Displaced []Displaced `json:"displaced"`
+}
+
+// Displaced is a GPU workload without room for all its pods while a
+// window's nodes are out.
+type Displaced struct {
+	Object string `json:"object"`
+	Why    string `json:"why"`
+}
+
+// windowRule is the rule that judges a gang against the rollout's window.
+const windowRule = "DRV029"
+
+// displaced are the window's casualties the rules found.
+func displaced(fs []policy.Finding) []Displaced {
+	out := []Displaced{}
+	for _, f := range fs {
+		if f.Rule == windowRule {
+			out = append(out, Displaced{Object: f.Object.String(), Why: f.Message})
+		}
+	}
+	return out
 }
 
 // RollingOptions shape the simulation: each scope's policy comes from the
@@ -138,6 +166,7 @@ func Roll(m *drain.Model, after After, opt RollingOptions) (*Rolling, error) {
 	}
 	slices.SortStableFunc(r.Nodes, func(a, b NodeOutcome) int { return strings.Compare(a.Node, b.Node) })
 	r.Verdict, r.Severity = VerdictOf(r)
+	r.Displaced = displaced(after.Findings)
 	for i := range r.Nodes {
 		o := &r.Nodes[i]
 		o.Why, o.Evicted, o.Pending = nonNil(o.Why), nonNilS(o.Evicted), nonNilS(o.Pending)

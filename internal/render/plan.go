@@ -66,6 +66,9 @@ func Rolling(w io.Writer, format string, r *plan.Rolling) error {
 	for _, sc := range r.Scopes {
 		rollingScope(bw, sc)
 	}
+	for _, d := range r.Displaced {
+		fmt.Fprintf(bw, "  while a window's nodes are out, %s loses its place: %s\n", oneline.Escape(d.Object), oneline.Escape(d.Why))
+	}
 	if len(r.Nodes) > 0 {
 		fmt.Fprintf(bw, "%5s  %-20s %-12s %s\n", "round", "node", "outcome", "state reached, why, fix")
 	}

@@ -232,13 +232,26 @@ func (f *FS) ReadGiven(name string) ([]byte, error) {
 		return f.ReadFile(name)
 	}
 	return f.bounded(name, func() ([]byte, error) {
-		file, err := os.Open(name) // a pipe's open waits for its writer: bounded too
+		file, err := f.openGiven(name) // a pipe's open waits for its writer: bounded too
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, fileerr.Reason(err))
+			return nil, err
 		}
 		defer file.Close()
 		return f.Read(name, file)
 	})
+}
+
+// openGiven opens a file the user named: inside a repository as
+// openRegular does, elsewhere as named.
+func (f *FS) openGiven(name string) (*os.File, error) {
+	if f.Inside(name) {
+		return f.openRegular(name)
+	}
+	file, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, fileerr.Reason(err))
+	}
+	return file, nil
 }
 
 // StreamGiven opens the file the user named as ReadGiven reads it, and
@@ -248,13 +261,7 @@ func (f *FS) ReadGiven(name string) ([]byte, error) {
 func (f *FS) StreamGiven(name string, decode func(io.Reader) error) error {
 	f = f.orDefault()
 	_, err := f.bounded(name, func() ([]byte, error) {
-		var file *os.File
-		var err error
-		if f.Inside(name) {
-			file, err = f.openRegular(name)
-		} else if file, err = os.Open(name); err != nil {
-			err = fmt.Errorf("%s: %w", name, fileerr.Reason(err))
-		}
+		file, err := f.openGiven(name)
 		if err != nil {
 			return nil, err
 		}
