@@ -37,13 +37,18 @@ func TestGPURequestsAgainstWhatNodesOffer(t *testing.T) {
 		// MIG mixed on A100-40GB: the page's own Pod runs; a 3g.40gb
 		// profile and a whole GPU do not.
 		{[]string{"mig-mixed-a100.yaml"}, map[string][]string{
-			"Pod/default/wrong-profile": {"Insufficient nvidia.com/mig-3g.40gb (have 0)", "nvidia.com/mig-1g.5gb, nvidia.com/mig-2g.10gb, nvidia.com/mig-3g.20gb"},
-			"Pod/default/whole-gpu":     {"Insufficient nvidia.com/gpu (have 0)", "nvidia.com/mig.config on the nodes to all-disabled"},
+			"Pod/default/wrong-profile": {"Insufficient nvidia.com/mig-3g.40gb (have 0)", "nvidia.com/mig-1g.5gb, nvidia.com/mig-2g.10gb, nvidia.com/mig-3g.20gb",
+				"no admitted node's GPU can offer it: A100-SXM4-40GB has no 3g.40gb profile"},
+			"Pod/default/whole-gpu": {"Insufficient nvidia.com/gpu (have 0)", "nvidia.com/mig.config=all-disabled on the nodes to offer whole GPUs"},
 		}},
 		// MIG mixed on H100 from labels: all-balanced has 3g.40gb, all-1g.10gb
 		// not.
 		{[]string{"mig-mixed-h100-labels.yaml"}, map[string][]string{"Pod/default/on-1g": {
-			"0/2 nodes are available: 1 Insufficient nvidia.com/mig-3g.40gb (have 0), 1 node(s) didn't match Pod's node affinity/selector", "(nvidia.com/mig-1g.10gb)"}}},
+			"0/2 nodes are available: 1 Insufficient nvidia.com/mig-3g.40gb (have 0), 1 node(s) didn't match Pod's node affinity/selector", "(nvidia.com/mig-1g.10gb)",
+			"repartition them: nvidia.com/mig.config=all-3g.40gb gives each NVIDIA-H100-80GB-HBM3 GPU 2"}}},
+		// A new mig.config pending: the node offers what the config makes.
+		{[]string{"mig-config-pending.yaml"}, map[string][]string{"Pod/default/one-g": {
+			"Insufficient nvidia.com/mig-1g.10gb (have 0)", "(nvidia.com/mig-3g.40gb)", "nvidia.com/mig.config=all-1g.10gb gives each NVIDIA-H100-80GB-HBM3 GPU 7"}}},
 		// MIG single: 7 MIG devices as nvidia.com/gpu.
 		{[]string{"mig-single-a100.yaml"}, map[string][]string{"Pod/default/eight-slices": {
 			"Insufficient nvidia.com/gpu (have 7)", "ask for at most 7 nvidia.com/gpu per pod"}}},

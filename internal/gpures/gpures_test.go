@@ -35,6 +35,21 @@ func TestOfferFromLabels(t *testing.T) {
 			"nvidia.com/mig-1g.10gb.count": "7", "nvidia.com/mig-1g.10gb.replicas": "2", "nvidia.com/mig-1g.10gb.sharing-strategy": "time-slicing",
 			"nvidia.com/mig-1g.10gb.product": "NVIDIA-H100-80GB-HBM3-MIG-1g.10gb"},
 			map[corev1.ResourceName]int64{"nvidia.com/gpu": 0, "nvidia.com/mig-1g.10gb.shared": 14}},
+		// mig.config set to all-3g.40gb on the H100 above, mig-manager not
+		// done yet: the node is to offer 2 per GPU (0400_configmap.yaml:
+		// 167), not what its labels say now.
+		"MIG mixed, a new config pending": {map[string]string{"nvidia.com/gpu.count": "8", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3",
+			"nvidia.com/mig-1g.10gb.count": "56", "nvidia.com/mig.config": "all-3g.40gb", "nvidia.com/mig.config.state": "pending", "nvidia.com/mig.strategy": "mixed"},
+			map[corev1.ResourceName]int64{"nvidia.com/gpu": 0, "nvidia.com/mig-3g.40gb": 16}},
+		// A pull request that sets all-balanced on A100-40GB nodes whose
+		// labels still say all-1g.5gb: all-balanced's layout (line 422).
+		"MIG mixed, a config the labels do not show yet": {map[string]string{"nvidia.com/gpu.count": "1", "nvidia.com/gpu.product": "A100-SXM4-40GB",
+			"nvidia.com/mig-1g.5gb.count": "7", "nvidia.com/mig.config": "all-balanced", "nvidia.com/mig.config.state": "success", "nvidia.com/mig.strategy": "mixed"},
+			map[corev1.ResourceName]int64{"nvidia.com/gpu": 0, "nvidia.com/mig-1g.5gb": 2, "nvidia.com/mig-2g.10gb": 1, "nvidia.com/mig-3g.20gb": 1}},
+		// mig-manager failed: the old layout stays (reconfigure.go:540-579).
+		"MIG mixed, the new config failed": {map[string]string{"nvidia.com/gpu.count": "1", "nvidia.com/gpu.product": "A100-SXM4-40GB",
+			"nvidia.com/mig-1g.5gb.count": "7", "nvidia.com/mig.config": "all-balanced", "nvidia.com/mig.config.state": "failed", "nvidia.com/mig.strategy": "mixed"},
+			map[corev1.ResourceName]int64{"nvidia.com/gpu": 0, "nvidia.com/mig-1g.5gb": 7}},
 	} {
 		o := OfferOf(&corev1.Node{ObjectMeta: metaWith(c.labels)})
 		if o.From != FromLabels || len(o.Resources) != len(c.want) {
@@ -91,3 +106,20 @@ func TestRequests(t *testing.T) {
 }
 
 func metaWith(labels map[string]string) metav1.ObjectMeta { return metav1.ObjectMeta{Labels: labels} }
+
+// Which config gives a model's GPUs a profile, from the operator's
+// default mig-parted configs.
+func TestMIGConfigFor(t *testing.T) {
+	for _, c := range []struct{ product, profile, config, model string }{
+		{"NVIDIA-H100-80GB-HBM3", "3g.40gb", "all-3g.40gb", "A100/A800/H100/H800 80GB"},
+		{"A100-SXM4-40GB", "3g.40gb", "", "A100/A800 40GB"},
+		{"NVIDIA-GH200-480GB", "1g.24gb", "all-1g.24gb", "GH200 96GB, H100 96GB, H20"},
+		{"NVIDIA-H200", "1g.18gb", "all-1g.18gb", "H200"},
+		{"Tesla-T4", "1g.5gb", "", ""},
+	} {
+		config, _, model, _ := MIGConfigFor(c.product, c.profile)
+		if config != c.config || model != c.model {
+			t.Errorf("%s %s: %q %q, want %q %q", c.product, c.profile, config, model, c.config, c.model)
+		}
+	}
+}

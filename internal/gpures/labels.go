@@ -52,6 +52,16 @@ func fromLabels(labels map[string]string) Offer {
 	strategy := labels[MIGStrategy]
 	whole := gpuPrefix
 	if strategy == "mixed" {
+		if desired := pendingLayout(labels); desired != nil {
+			// The node is to be repartitioned (or its labels were edited
+			// to a new config): it will offer what the config makes.
+			gpus := number(labels[gpuPrefix+countSuffix])
+			for profile, n := range desired {
+				o.Resources[corev1.ResourceName(migPrefix+profile)] = n * gpus
+			}
+			o.Resources[corev1.ResourceName(gpuPrefix)] = 0
+			return o
+		}
 		for key := range labels {
 			if profile, ok := strings.CutSuffix(key, countSuffix); ok && strings.HasPrefix(profile, migPrefix) {
 				o.add(labels, profile)
@@ -80,6 +90,42 @@ func (o Offer) add(labels map[string]string, base string) {
 		}
 	}
 	o.Resources[corev1.ResourceName(name)] += devices
+}
+
+// pendingLayout is the layout per GPU of the node's nvidia.com/mig.config
+// when the node does not have it yet: mig-manager says pending or
+// rebooting (mig-parted pkg/mig/reconfigure/reconfigure.go:158, 184-203),
+// or the MIG profiles labelled are not the config's (a pull request that
+// sets a new config on its nodes). Nil when the labels are the layout,
+// mig-manager failed (the old layout stays), or the config or the model
+// is not one drvcheck knows (mig.go).
+func pendingLayout(labels map[string]string) map[string]int64 {
+	state := labels[MIGConfigState]
+	if state == "failed" {
+		return nil
+	}
+	desired := MIGLayout(labels[gpuPrefix+productSuffix], labels[MIGConfig])
+	if desired == nil {
+		return nil
+	}
+	if state == "pending" || state == "rebooting" {
+		return desired
+	}
+	labelled := map[string]bool{}
+	for key := range labels {
+		if profile, ok := strings.CutSuffix(strings.TrimPrefix(key, migPrefix), countSuffix); ok && strings.HasPrefix(key, migPrefix) {
+			labelled[profile] = true
+		}
+	}
+	for profile := range desired {
+		if !labelled[profile] {
+			return desired
+		}
+	}
+	if len(labelled) != len(desired) {
+		return desired
+	}
+	return nil
 }
 
 func shared(strategy string) bool { return strategy == "time-slicing" || strategy == "mps" }

@@ -21,6 +21,9 @@ const (
 type Offer struct {
 	Resources map[corev1.ResourceName]int64
 	From      string
+	// Product is GFD's nvidia.com/gpu.product of the node, its MIG and
+	// sharing suffixes off: which MIG profiles it could offer (mig.go).
+	Product string
 }
 
 // Known says whether the offer was read from somewhere.
@@ -41,7 +44,7 @@ func (o Offer) Holds(reqs []Request) (bool, corev1.ResourceName) {
 // same, so a fleet is judged once per distinct offer.
 func (o Offer) Key() string {
 	var b strings.Builder
-	b.WriteString(o.From)
+	b.WriteString(o.From + "\x00" + o.Product)
 	for _, name := range slices.Sorted(maps.Keys(o.Resources)) {
 		b.WriteString("\x00" + string(name) + "=" + strconv.FormatInt(o.Resources[name], 10))
 	}
@@ -54,7 +57,7 @@ func (o Offer) Key() string {
 // advertises (labels.go).
 func OfferOf(n *corev1.Node) Offer {
 	if list := Allocatable(n); len(list) > 0 {
-		o := Offer{Resources: map[corev1.ResourceName]int64{}, From: FromAllocatable}
+		o := Offer{Resources: map[corev1.ResourceName]int64{}, From: FromAllocatable, Product: product(n.Labels)}
 		for name, q := range list {
 			if IsGPU(name) {
 				o.Resources[name] = q.Value()
@@ -62,5 +65,16 @@ func OfferOf(n *corev1.Node) Offer {
 		}
 		return o
 	}
-	return fromLabels(n.Labels)
+	o := fromLabels(n.Labels)
+	o.Product = product(n.Labels)
+	return o
+}
+
+// product is the GPU model GFD names, its suffixes off.
+func product(labels map[string]string) string {
+	p := strings.TrimSuffix(labels[gpuPrefix+productSuffix], sharedProduct)
+	if i := strings.Index(p, "-MIG-"); i >= 0 {
+		p = p[:i]
+	}
+	return p
 }

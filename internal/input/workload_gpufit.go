@@ -2,6 +2,8 @@ package input
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -84,6 +86,7 @@ func (c *workloadFacts) judgeFit(p *sched.Placement, reqs []gpures.Request) fit 
 	reasons := map[string]int{}
 	have := map[corev1.ResourceName]int64{}    // the most an admitted node has of a lacking resource
 	offered := map[corev1.ResourceName]int64{} // the most an admitted node has of any resource
+	products := map[string]bool{}              // the GPU models of the admitted nodes
 	unknown := 0
 	for _, v := range p.Classes {
 		if !v.Admits() {
@@ -98,6 +101,9 @@ func (c *workloadFacts) judgeFit(p *sched.Placement, reqs []gpures.Request) fit 
 			}
 			for name, n := range g.offer.Resources {
 				offered[name] = max(offered[name], n)
+			}
+			if g.offer.Product != "" {
+				products[g.offer.Product] = true
 			}
 			ok, lacking := g.offer.Holds(reqs)
 			if ok {
@@ -117,7 +123,7 @@ func (c *workloadFacts) judgeFit(p *sched.Placement, reqs []gpures.Request) fit 
 		return f
 	}
 	f.message = fitMessage(p.Total, reasons, have)
-	f.fix = c.fitFix(reqs, offered, p)
+	f.fix = c.fitFix(reqs, offered, products, p)
 	return f
 }
 
@@ -141,7 +147,7 @@ func fitMessage(total int, reasons map[string]int, have map[corev1.ResourceName]
 // which the admitted nodes offer what it asks (time-slicing renames
 // nvidia.com/gpu; MIG divides it into profiles), fewer devices per pod,
 // or the nodes outside its constraints that would hold it.
-func (c *workloadFacts) fitFix(reqs []gpures.Request, offered map[corev1.ResourceName]int64, p *sched.Placement) string {
+func (c *workloadFacts) fitFix(reqs []gpures.Request, offered map[corev1.ResourceName]int64, products map[string]bool, p *sched.Placement) string {
 	for _, r := range reqs {
 		if offered[r.Name] >= r.Value {
 			continue
@@ -150,11 +156,15 @@ func (c *workloadFacts) fitFix(reqs []gpures.Request, offered map[corev1.Resourc
 			return fmt.Sprintf("ask for %s: %d (the admitted nodes offer their GPUs under that name, %d per node; %s)", alt, r.Value, n, renameWhy(r.Name, alt))
 		}
 		if profiles := migProfiles(offered); len(profiles) > 0 && isMIGOrGPU(r.Name) {
-			layout := "a layout with " + strings.TrimPrefix(string(r.Name), "nvidia.com/mig-")
-			if r.Name == "nvidia.com/gpu" {
-				layout = "all-disabled to offer whole GPUs"
+			how := repartition(r.Name, products)
+			sep := ", or "
+			if strings.HasPrefix(how, "no admitted") {
+				sep = "; "
 			}
-			return fmt.Sprintf("ask for one of the MIG devices the admitted nodes offer (%s), or set nvidia.com/mig.config on the nodes to %s", strings.Join(profiles, ", "), layout)
+			return fmt.Sprintf("ask for one of the MIG devices the admitted nodes offer (%s)%s%s", strings.Join(profiles, ", "), sep, how)
+		}
+		if strings.HasPrefix(string(r.Name), "nvidia.com/mig-") && len(products) > 0 {
+			return repartition(r.Name, products)
 		}
 		if n := offered[r.Name]; n > 0 {
 			return fmt.Sprintf("ask for at most %d %s per pod (the most an admitted node has), or admit nodes with %d%s", n, r.Name, r.Value, c.elsewhere(r, p))
@@ -162,6 +172,33 @@ func (c *workloadFacts) fitFix(reqs []gpures.Request, offered map[corev1.Resourc
 		return fmt.Sprintf("no admitted node advertises %s: admit nodes that do%s", r.Name, c.elsewhere(r, p))
 	}
 	return ""
+}
+
+// repartition says which nvidia.com/mig.config gives the admitted nodes'
+// GPUs what name asks (all-disabled for whole GPUs), or that their model
+// has no such profile (gpures.MIGConfigFor).
+func repartition(name corev1.ResourceName, products map[string]bool) string {
+	if name == "nvidia.com/gpu" {
+		return "set nvidia.com/mig.config=all-disabled on the nodes to offer whole GPUs"
+	}
+	profile := strings.TrimPrefix(string(name), "nvidia.com/mig-")
+	var ways, lacks []string
+	for _, product := range slices.Sorted(maps.Keys(products)) {
+		config, n, model, has := gpures.MIGConfigFor(product, profile)
+		switch {
+		case config != "":
+			ways = append(ways, fmt.Sprintf("nvidia.com/mig.config=%s gives each %s GPU %d", config, product, n))
+		case model != "":
+			lacks = append(lacks, fmt.Sprintf("%s has no %s profile (it has %s)", product, profile, strings.Join(has, ", ")))
+		}
+	}
+	switch {
+	case len(ways) > 0:
+		return "repartition them: " + strings.Join(ways, "; ")
+	case len(lacks) > 0:
+		return "no admitted node's GPU can offer it: " + strings.Join(lacks, "; ")
+	}
+	return "set nvidia.com/mig.config on the nodes to a layout with " + profile
 }
 
 // elsewhere names how many nodes outside the pod's constraints would hold
