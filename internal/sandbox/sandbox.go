@@ -141,6 +141,7 @@ func confine(mem int64, timeout time.Duration) {
 	http.DefaultClient = &http.Client{Transport: refuse}
 	debug.SetMaxStack(maxStack)
 	debug.SetMemoryLimit(mem * 3 / 4)
+	limitData(mem)
 	go watch(mem, timeout)
 }
 
