@@ -10,6 +10,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -245,15 +246,10 @@ func TestAttackLargeBaselineIsBounded(t *testing.T) {
 	if err := b.Flush(); err != nil || f.Close() != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
-	cmd := exec.Command(bin, "check", "charts/ok", "--baseline", "base.json")
-	cmd.Dir, cmd.Env = w.repo, []string{"HOME=" + w.home}
-	out, _ := cmd.CombinedOutput()
-	took := time.Since(start)
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
-	t.Logf("200 MB baseline: exit %d in %s, peak %d MiB", cmd.ProcessState.ExitCode(), took.Round(time.Millisecond), rss>>20)
-	if cmd.ProcessState.ExitCode() != exitFindings || !strings.Contains(string(out), "new, 0 existing against the baseline") {
-		t.Errorf("exit %d\n%s", cmd.ProcessState.ExitCode(), out)
+	out, code, took, rss := w.measure(bin, "check", "charts/ok", "--baseline", "base.json")
+	t.Logf("200 MB baseline: exit %d in %s, peak %d MiB", code, took.Round(time.Millisecond), rss>>20)
+	if code != exitFindings || !strings.Contains(out, "new, 0 existing against the baseline") {
+		t.Errorf("exit %d\n%s", code, out)
 	}
 	if rss > 1<<30 || took > 30*time.Second {
 		t.Errorf("took %s, peak %d MiB; want within 30 s and 1 GiB", took, rss>>20)
@@ -381,13 +377,24 @@ spec:
       spec:
         containers: [{name: c, image: vllm, resources: {limits: {nvidia.com/gpu.shared: "1"}}}]
 `)
+	out, code, took, rss := w.measure(bin, "check", "fleet.yaml", "--fail-on", "none")
+	if code != exitOK || took > 30*time.Second || rss > 1<<30 || !strings.Contains(out, "object(s) checked") {
+		t.Errorf("exit %d in %s, peak %d MiB:\n%s", code, took, rss>>20, out)
+	}
+}
+
+// measure runs the built binary in the workspace's repository with its
+// HOME, as a user's process: its output, exit code, wall time and peak
+// memory (ru_maxrss counts the sandbox it reaped).
+func (w *workspace) measure(bin string, args ...string) (string, int, time.Duration, int64) {
+	w.t.Helper()
 	start := time.Now()
-	cmd := exec.Command(bin, "check", "fleet.yaml", "--fail-on", "none")
+	cmd := exec.Command(bin, args...)
 	cmd.Dir, cmd.Env = w.repo, []string{"HOME=" + w.home}
 	out, err := cmd.CombinedOutput()
-	took := time.Since(start)
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
-	if err != nil || took > 30*time.Second || rss > 1<<30 || !strings.Contains(string(out), "object(s) checked") {
-		t.Errorf("%v in %s, peak %d MiB:\n%s", err, took, rss>>20, out)
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		w.t.Fatal(err)
 	}
+	return string(out), cmd.ProcessState.ExitCode(), time.Since(start), cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
 }
