@@ -27,11 +27,11 @@ findings contains f if {
 	k := out_at_once
 	k > 0
 	placed := g.window[min([k, count(g.window)]) - 1]
-	placed < g.pods
+	placed < g.must
 	lib.reported(w)
 	f := lib.finding(meta, w.object, {
-		"message": sprintf("the driver rollout takes up to %d node(s) out at once (%s); without the %d of its %d admitted node(s) with the most room, %d of its %d GPU pods fit, so it stops until they return: %s", [
-			k, scope_words, min([k, g.admitted]), g.admitted, placed, g.pods, g.why,
+		"message": sprintf("the driver rollout takes up to %d node(s) out at once (%s); without the %d of its %d admitted node(s) with the most room, %d of the %d GPU pods that must run at once fit, so it stops until they return: %s", [
+			k, scope_words, min([k, g.admitted]), g.admitted, placed, g.must, g.why,
 		]),
 		"field": g.field,
 	})

@@ -11,7 +11,7 @@ scope(max_unavailable, parallel) := {
 # GPUs fit 4 nodes of 8, 3 with one node out, 2 with two.
 lws := {
 	"object": {"kind": "LeaderWorkerSet", "namespace": "default", "name": "vllm"}, "owned": false,
-	"gang": {"pods": 4, "placed": 4, "admitted": 4, "judged": true, "fits": true, "window": [3, 2, 1, 0],
+	"gang": {"pods": 4, "must": 4, "placed": 4, "admitted": 4, "judged": true, "fits": true, "window": [3, 2, 1, 0],
 		"why": "a LeaderWorkerSet's groups each run leader and workers together", "field": "/spec/leaderWorkerTemplate/leaderTemplate/spec/containers/0/resources"},
 }
 
@@ -21,7 +21,7 @@ test_one_node_out_breaks_a_gang_that_fills_the_pool if {
 	some f in fs
 	f.rule == "DRV029"
 	f.severity == "warning"
-	f.message == "the driver rollout takes up to 1 node(s) out at once (every managed node: maxUnavailable 1, maxParallelUpgrades 1); without the 1 of its 4 admitted node(s) with the most room, 3 of its 4 GPU pods fit, so it stops until they return: a LeaderWorkerSet's groups each run leader and workers together"
+	f.message == "the driver rollout takes up to 1 node(s) out at once (every managed node: maxUnavailable 1, maxParallelUpgrades 1); without the 1 of its 4 admitted node(s) with the most room, 3 of the 4 GPU pods that must run at once fit, so it stops until they return: a LeaderWorkerSet's groups each run leader and workers together"
 }
 
 test_max_parallel_bounds_the_window if {

@@ -59,6 +59,8 @@ func TestGPURequestsAgainstWhatNodesOffer(t *testing.T) {
 		{[]string{"lws-vllm.yaml", "lws-vllm-room.yaml"}, nil},
 		// Gangs of Volcano and Kubeflow on a node too small for all ranks.
 		{[]string{"volcano-mindspore.yaml"}, map[string][]string{"Job/default/mindspore-gpu": {"its 2 GPU pods", "hold 1 of them", "gang-scheduled"}}},
+		// minAvailable 2 of its 3 pods: the master and one worker start.
+		{[]string{"volcano-minavailable.yaml"}, nil},
 		{[]string{"pytorchjob-mnist-small.yaml"}, map[string][]string{"PyTorchJob/default/pytorch-dist-mnist-nccl": {"its 2 GPU pods", "hold 1 of them"}}},
 		{[]string{"pytorchjob-mnist.yaml"}, nil},
 	}
@@ -181,7 +183,7 @@ func TestGangDuringTheRollout(t *testing.T) {
 	fleet := []string{"check", gpuReqFile("lws-vllm.yaml"), gpuReqFile("lws-vllm-room.yaml")}
 	fs := drvJSON(t, append(fleet, gpuReqFile("clusterpolicy-rollout.yaml"))...).byRule("DRV029")
 	if len(fs) != 1 || fs[0].Object.String() != "LeaderWorkerSet/default/vllm" || fs[0].Severity != "warning" ||
-		!strings.Contains(fs[0].Message, "the driver rollout takes up to 1 node(s) out at once") || !strings.Contains(fs[0].Message, "3 of its 4 GPU pods fit") {
+		!strings.Contains(fs[0].Message, "the driver rollout takes up to 1 node(s) out at once") || !strings.Contains(fs[0].Message, "3 of the 4 GPU pods that must run at once fit") {
 		t.Errorf("%+v", fs)
 	}
 	if fs := drvJSON(t, fleet...).byRule("DRV029"); len(fs) != 0 {
@@ -197,7 +199,7 @@ func TestPlanAllNamesTheDisplacedGang(t *testing.T) {
 		Displaced []struct{ Object, Why string }
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil || len(plan.Displaced) != 1 ||
-		plan.Displaced[0].Object != "LeaderWorkerSet/default/vllm" || !strings.Contains(plan.Displaced[0].Why, "3 of its 4 GPU pods fit") {
+		plan.Displaced[0].Object != "LeaderWorkerSet/default/vllm" || !strings.Contains(plan.Displaced[0].Why, "3 of the 4 GPU pods that must run at once fit") {
 		t.Errorf("%v %+v\n%s", err, plan.Displaced, r.stderr)
 	}
 }

@@ -58,6 +58,7 @@ type member struct {
 // less what the pods bound to it take.
 func (c *workloadFacts) gangFacts(ws []*inventory.Workload) map[*inventory.Workload]map[string]any {
 	byObject := map[object.Ref][]member{}
+	others := map[object.Ref]int{} // pods of a gang that ask for no GPU
 	var order []object.Ref
 	for _, w := range ws {
 		if w.Kind == nil || w.Replicas <= 0 {
@@ -68,7 +69,8 @@ func (c *workloadFacts) gangFacts(ws []*inventory.Workload) map[*inventory.Workl
 		}
 		reqs := gpures.Requests(&w.Template.Spec)
 		if len(reqs) == 0 {
-			continue // a launcher without GPUs takes none
+			others[w.Ref] += int(w.Replicas) // a launcher without GPUs takes none
+			continue
 		}
 		if _, seen := byObject[w.Ref]; !seen {
 			order = append(order, w.Ref)
@@ -79,7 +81,7 @@ func (c *workloadFacts) gangFacts(ws []*inventory.Workload) map[*inventory.Workl
 	for _, ref := range order {
 		ms := byObject[ref]
 		if c.eachFits(ms) { // a pod that fits nowhere alone is gpu_fit's to say
-			out[ms[0].w] = c.gang(ms)
+			out[ms[0].w] = c.gang(ms, others[ref])
 		}
 	}
 	return out
@@ -97,7 +99,7 @@ func (c *workloadFacts) eachFits(ms []member) bool {
 
 // gang judges one gang: its pods, best fit decreasing, into bins of nodes
 // that offer the same.
-func (c *workloadFacts) gang(ms []member) map[string]any {
+func (c *workloadFacts) gang(ms []member, others int) map[string]any {
 	total := map[corev1.ResourceName]int64{}
 	pods := 0
 	for _, m := range ms {
@@ -106,38 +108,61 @@ func (c *workloadFacts) gang(ms []member) map[string]any {
 	if pods > maxGangPods {
 		// Packed one by one, a gang of millions of pods (a replicas a
 		// repository writes) would take the run's memory.
-		return map[string]any{"pods": pods, "placed": 0, "admitted": 0, "judged": false, "fits": true,
+		return map[string]any{"pods": pods, "must": 0, "placed": 0, "admitted": 0, "judged": false, "fits": true,
 			"why": gangKinds[gangKey(ms[0].w)], "message": "", "field": pointer(resourcesField(ms[0].w, ms[0].reqs[0].Name)), "window": []any{}}
 	}
-	pods = 0
-	var wants [][]gpures.Request // one per pod, the largest first
+	var wants [][]gpures.Request // one per pod
 	for _, m := range ms {
 		for range m.w.Replicas {
 			wants = append(wants, m.reqs)
 		}
-		pods += int(m.w.Replicas)
-		for _, r := range m.reqs {
-			total[r.Name] += r.Value * int64(m.w.Replicas)
+	}
+	// The pods that must run at once: all, or a Volcano Job's minAvailable
+	// less its pods that ask for no GPU, the smallest (the scheduler may
+	// start any of them).
+	must := min(gangMust(ms[0].w.GangMin, others, pods), pods)
+	slices.SortStableFunc(wants, func(a, b []gpures.Request) int { return int(sumOf(a) - sumOf(b)) })
+	wants = wants[:must]
+	slices.Reverse(wants) // packed largest first
+	for _, want := range wants {
+		for _, r := range want {
+			total[r.Name] += r.Value
 		}
 	}
-	slices.SortStableFunc(wants, func(a, b []gpures.Request) int { return int(sumOf(b) - sumOf(a)) })
 	free, known := c.gangNodes(ms)
 	admitted := countOf(free)
 	placed := pack(free, wants, 0)
 	fits := placed == len(wants) || !known || admitted == 0
 	g := map[string]any{
-		"pods": pods, "placed": placed, "admitted": admitted,
+		"pods": pods, "must": must, "placed": placed, "admitted": admitted,
 		"judged": known && admitted > 0, "fits": fits,
 		"why": gangKinds[gangKey(ms[0].w)], "message": "", "field": pointer(resourcesField(ms[0].w, ms[0].reqs[0].Name)),
 		"window": []any{},
 	}
 	if !fits {
-		g["message"] = fmt.Sprintf("its %d GPU pods ask for %s in all and must run at once, but the %d node(s) their node affinity and tolerations admit hold %d of them (%s free on them)",
-			pods, amounts(total), admitted, placed, amounts(only(sumAll(free), total)))
+		g["message"] = fmt.Sprintf("%s ask for %s in all and must run at once, but the %d node(s) their node affinity and tolerations admit hold %d of them (%s free on them)",
+			mustWords(must, pods), amounts(total), admitted, placed, amounts(only(sumAll(free), total)))
 	} else if g["judged"].(bool) {
 		g["window"] = window(free, wants)
 	}
 	return g
+}
+
+// gangMust is how many of a gang's pods that ask for GPUs must run at
+// once: all, or minAvailable (volcano batch/v1alpha1 job.go: the job's
+// pods gang-scheduled together) less the pods that ask for none.
+func gangMust(minAvailable int32, others, pods int) int {
+	if minAvailable <= 0 {
+		return pods
+	}
+	return max(int(minAvailable)-others, 0)
+}
+
+func mustWords(must, pods int) string {
+	if must == pods {
+		return fmt.Sprintf("its %d GPU pods", pods)
+	}
+	return fmt.Sprintf("%d of its %d GPU pods (minAvailable)", must, pods)
 }
 
 // slot is nodes with the same room free.

@@ -21,6 +21,9 @@ type templateAt struct {
 	path     []any  // from the manifest's root to the template
 	bare     bool   // path leads to a pod spec itself, not a template
 	replicas int32
+	// gangMin is the object's pods that must run together, when it says
+	// fewer than all (a Volcano Job's minAvailable); 0: all.
+	gangMin int32
 }
 
 // rayTemplates: the head group (one pod) and each worker group (replicas,
@@ -138,9 +141,12 @@ func trainJobTemplates(spec map[string]any) []templateAt {
 	return out
 }
 
-// volcanoTemplates: each task's template and replicas.
+// volcanoTemplates: each task's template and replicas, and the job's
+// minAvailable, the pods gang-scheduled together (batch/v1alpha1 job.go:
+// "Defaults to the summary of tasks' replicas").
 func volcanoTemplates(spec map[string]any) []templateAt {
 	tasks, _ := spec["tasks"].([]any)
+	gangMin := count(spec, "minAvailable", 0)
 	var out []templateAt
 	for i, t := range tasks {
 		tm, _ := t.(map[string]any)
@@ -151,7 +157,7 @@ func volcanoTemplates(spec map[string]any) []templateAt {
 		if n, _ := tm["name"].(string); n != "" {
 			name += " (" + n + ")"
 		}
-		out = append(out, templateAt{name: name, path: []any{"spec", "tasks", i, "template"}, replicas: count(tm, "replicas", 1)})
+		out = append(out, templateAt{name: name, path: []any{"spec", "tasks", i, "template"}, replicas: count(tm, "replicas", 1), gangMin: gangMin})
 	}
 	return out
 }
@@ -235,7 +241,7 @@ func customWorkload(o *load.Object, ref object.Ref, meta *metav1.ObjectMeta, t t
 		return nil, fmt.Errorf("%s: %s: %s", atField(o, t.path), t.name, conversionError(err))
 	}
 	return &Workload{Ref: ref, Meta: meta, Template: tmpl, Replicas: t.replicas, SpecPath: specPath,
-		Controllers: true, TemplateName: t.name, Custom: true}, nil
+		Controllers: true, TemplateName: t.name, Custom: true, GangMin: t.gangMin}, nil
 }
 
 // isCustomGroup tells a custom resource's group from Kubernetes' own, whose

@@ -28,6 +28,9 @@ type Workload struct {
 	// budgets, and Generic one found in a kind drvcheck does not know.
 	TemplateName    string
 	Custom, Generic bool
+	// GangMin is how many of the object's pods must run together when it
+	// says fewer than all (a Volcano Job's minAvailable); 0: all.
+	GangMin int32
 }
 
 // Workloads lists every workload in a stable order: by kind as in Kinds,
