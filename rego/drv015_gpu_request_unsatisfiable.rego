@@ -44,6 +44,13 @@ workload_finding(w) := lib.finding(meta, w.object, {
 	"field": w.gang.field,
 }) if {
 	w.gang.fits == false
+} else := lib.finding(meta, w.object, {
+	# A DRA claim the pod uses that some node meets, but none it may run
+	# on (a claim no node meets is the claim's own finding, below).
+	"message": sprintf("%s%s", [lib.template_prefix(w), w.claims_fit.message]),
+	"field": w.claims_fit.field,
+}) if {
+	w.claims_fit.fits == false
 }
 
 requests(reqs) := concat(", ", sort([sprintf("%d %s", [n, name]) | some name, n in reqs]))

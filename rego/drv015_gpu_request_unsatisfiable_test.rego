@@ -78,3 +78,14 @@ test_a_claim_no_node_meets_is_a_finding if {
 	f.field == "/spec/spec/devices/requests/0"
 	f.message == "no node can meet this claim: request gpu asks for 1 device(s) of class gpu.nvidia.com, and no node has them"
 }
+
+test_a_claim_met_only_outside_its_constraints_is_a_finding if {
+	w := object.union(object.remove(workload(too_many), ["gpu_fit"]), {"claims_fit": {"fits": false,
+		"message": "its claim ResourceClaimTemplate/ml/h100 can be met on the fleet, but not on the nodes its node affinity and tolerations admit: no node has them",
+		"field": "/spec/template/spec/resourceClaims/0"}})
+	fs := drv015.findings with input as {"workloads": [w]}
+	count(fs) == 1
+	some f in fs
+	f.field == "/spec/template/spec/resourceClaims/0"
+	startswith(f.message, "its claim ResourceClaimTemplate/ml/h100 can be met on the fleet")
+}

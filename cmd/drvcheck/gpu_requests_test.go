@@ -135,6 +135,17 @@ func TestDRAClaimsFromFiles(t *testing.T) {
 	}
 }
 
+// A claim some node meets, used by a pod that may run on none of those:
+// DRV015 on the pod, at its resourceClaims entry.
+func TestDRAClaimOutsideThePodsNodes(t *testing.T) {
+	fs := drvJSON(t, "check", gpuReqFile("dra-pod-on-a100-pool.yaml"), gpuReqFile("dra-claim-h100.yaml")).byRule("DRV015")
+	if len(fs) != 1 || fs[0].Object.String() != "Pod/ml/pinned" || fs[0].Line == 0 ||
+		!strings.Contains(fs[0].Message, "its claim ResourceClaimTemplate/ml/h100 can be met on the fleet, but not on the nodes its node affinity and tolerations admit") ||
+		!strings.Contains(fs[0].Message, "8 × NVIDIA A100 SXM4 40GB on 1 node(s)") {
+		t.Errorf("%+v", fs)
+	}
+}
+
 func assertClaimFinding(t *testing.T, what string, fs []policy.Finding, want []string) {
 	t.Helper()
 	if len(want) == 0 {

@@ -17,18 +17,7 @@ func claimEntries(inv *inventory.Inventory, facts *nodefacts.Set) []any {
 	if len(inv.ResourceClaimTemplates)+len(inv.ResourceClaims) == 0 {
 		return out
 	}
-	devices, from := dra.FromResourceSlices(inv.ResourceSlices), dra.FromSlices
-	known := true
-	if !inv.Live {
-		devices, from = map[string][]dra.Device{}, dra.FromLabels
-		for i, n := range inv.Nodes {
-			d := dra.FromNodeLabels(n)
-			devices[n.Name] = d
-			if len(d) == 0 && facts.List()[i].GPU {
-				known = false
-			}
-		}
-	}
+	devices, from, known := nodeDevices(inv, facts)
 	j := dra.NewJudge(dra.Classes(inv.DeviceClasses), devices, from)
 	entry := func(kind, ns, name string, reqs []dra.Request) map[string]any {
 		v := dra.Verdict{Fits: true}
@@ -46,4 +35,23 @@ func claimEntries(inv *inventory.Inventory, facts *nodefacts.Set) []any {
 		}
 	}
 	return out
+}
+
+// nodeDevices are the devices each node publishes: live, its
+// ResourceSlices'; from files, those NVIDIA's DRA driver would publish
+// from its labels, and false when a GPU node's labels say nothing of its
+// GPUs (nothing can then be said of a claim).
+func nodeDevices(inv *inventory.Inventory, facts *nodefacts.Set) (map[string][]dra.Device, string, bool) {
+	if inv.Live {
+		return dra.FromResourceSlices(inv.ResourceSlices), dra.FromSlices, true
+	}
+	devices, known := map[string][]dra.Device{}, true
+	for i, n := range inv.Nodes {
+		d := dra.FromNodeLabels(n)
+		devices[n.Name] = d
+		if len(d) == 0 && facts.List()[i].GPU {
+			known = false
+		}
+	}
+	return devices, dra.FromLabels, known
 }

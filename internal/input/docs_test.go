@@ -51,7 +51,7 @@ func docTables(t *testing.T) map[string][]string {
 func fullDocuments(t *testing.T) (files, live map[string]any) {
 	t.Helper()
 	inv := inventoryOf(t, labDir, "../../testdata/scheduling/gt-version-id", "../../testdata/scheduling/typo-key", "../../testdata/scheduling/cuda-floor",
-		"../../testdata/gpu-requests/lws-vllm.yaml", "../../testdata/gpu-requests/mig-single-a100.yaml", "../../testdata/gpu-requests/dra-nodes-a100.yaml", "../../testdata/gpu-requests/dra-claim-h100.yaml")
+		"../../testdata/gpu-requests/lws-vllm.yaml", "../../testdata/gpu-requests/mig-single-a100.yaml")
 	m, err := drain.New(inv)
 	if err != nil {
 		t.Fatal(err)
@@ -63,6 +63,13 @@ func fullDocuments(t *testing.T) (files, live map[string]any) {
 		t.Fatal(err)
 	}
 	files = build(inv, cat, Options{Drain: m, Objects: []any{}, Operator: profile})
+	// DRA is judged only where every GPU node's devices are known: the
+	// lab's nodes say nothing of their GPUs, so its fleet is a document
+	// of its own, its entries added to the others.
+	dra := build(inventoryOf(t, "../../testdata/gpu-requests/dra-pod-on-a100-pool.yaml", "../../testdata/gpu-requests/dra-claim-h100.yaml"), catalog.New(), Options{})
+	for _, key := range []string{"workloads", "claims"} {
+		files[key] = append(files[key].([]any), dra[key].([]any)...)
+	}
 	yes := true
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "gpu", Labels: map[string]string{"app": "a"},
 		OwnerReferences: []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "rs", Controller: &yes}}}}

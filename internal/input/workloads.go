@@ -4,8 +4,10 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 
 	"github.com/drvcheck/drvcheck/internal/cuda"
+	"github.com/drvcheck/drvcheck/internal/dra"
 	"github.com/drvcheck/drvcheck/internal/gpures"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
@@ -53,6 +55,12 @@ type workloadFacts struct {
 	pods        []*corev1.Pod            // the pods read, for the room bound ones take
 	bound       map[string][]*corev1.Pod // by node, made on first use
 	gangs       map[*inventory.Workload]map[string]any
+	// DRA: the claims pods name, and judges made on first use.
+	inv            *inventory.Inventory
+	claimTemplates []*resourcev1.ResourceClaimTemplate
+	claims         []*resourcev1.ResourceClaim
+	dra            *draFleet
+	draJudges      map[*sched.Placement]*dra.Judge
 }
 
 // fleetKeys are the labels every class is split on, besides those the
@@ -88,6 +96,11 @@ func newWorkloadFacts(inv *inventory.Inventory, facts *nodefacts.Set, ws []*inve
 		offers:      map[*sched.Class][]offerGroup{},
 		nodeOffers:  map[*corev1.Node]gpures.Offer{},
 		pods:        inv.Pods,
+
+		inv:            inv,
+		claimTemplates: inv.ResourceClaimTemplates,
+		claims:         inv.ResourceClaims,
+		draJudges:      map[*sched.Placement]*dra.Judge{},
 	}
 	for _, w := range ws {
 		c.owners[w.Ref] = true
@@ -132,6 +145,11 @@ func (c *workloadFacts) entry(w *inventory.Workload) map[string]any {
 	}
 	if g := c.gangs[w]; g != nil {
 		e["gang"] = g
+	}
+	if len(spec.ResourceClaims) > 0 {
+		if cf := c.claimsFit(w, p); cf != nil {
+			e["claims_fit"] = cf
+		}
 	}
 	return e
 }
