@@ -49,7 +49,10 @@ func Build(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog,
 		wg        sync.WaitGroup
 	)
 	wg.Go(func() { nodes = nodeEntries(inv, facts, cat) })
-	wg.Go(func() { workloads = workloadEntries(inv, facts, opt.CUDA) })
+	// The workloads' claims and claims[] share one reading of DRA: it is
+	// used by the workloads' goroutine, then by claimEntries after Wait.
+	dra := newDRAFleet(inv, facts)
+	wg.Go(func() { workloads = workloadEntries(inv, facts, opt.CUDA, dra) })
 	if opt.Drain != nil {
 		wg.Go(func() { drainDoc = DrainSections(facts, opt.Drain, opt.Operator) })
 	}
@@ -61,7 +64,7 @@ func Build(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog,
 		"operator":  operatorEntry(opt.Operator, facts, cat),
 		"nodes":     nodes,
 		"workloads": workloads,
-		"claims":    claimEntries(inv, facts),
+		"claims":    claimEntries(dra),
 		"summary":   map[string]any{"gpu_nodes": facts.GPU(), "objects": inv.Objects, "gpu_only_nodes": gpuOnly(inv.Nodes)},
 	}
 	maps.Copy(doc, drainDoc)

@@ -18,10 +18,11 @@ func nodeEntries(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Ca
 		f := facts.List()[i]
 		fields := labelFields(f)
 		offer := gpures.OfferOf(n)
-		resources, ok := offers[offer.Key()]
+		key := offer.Key()
+		resources, ok := offers[key]
 		if !ok {
 			resources = resourceMap(offer.Resources)
-			offers[offer.Key()] = resources
+			offers[key] = resources
 		}
 		out = append(out, map[string]any{
 			"name":               f.Name,

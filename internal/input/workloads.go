@@ -4,10 +4,8 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	resourcev1 "k8s.io/api/resource/v1"
 
 	"github.com/drvcheck/drvcheck/internal/cuda"
-	"github.com/drvcheck/drvcheck/internal/dra"
 	"github.com/drvcheck/drvcheck/internal/gpures"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
@@ -20,9 +18,9 @@ import (
 // wrong there. Nodes are matched by class (sched), never one by one, and
 // every join that many workloads share is cached: placements by constraint
 // content, CUDA floors by image, label lookups by key.
-func workloadEntries(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy) []any {
+func workloadEntries(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, d *draFleet) []any {
 	ws := inv.Workloads()
-	c := newWorkloadFacts(inv, facts, ws, pol)
+	c := newWorkloadFacts(inv, facts, ws, pol, d)
 	c.gangs = c.gangFacts(ws)
 	out := make([]any, 0, len(ws))
 	for _, w := range ws {
@@ -55,12 +53,7 @@ type workloadFacts struct {
 	pods        []*corev1.Pod            // the pods read, for the room bound ones take
 	bound       map[string][]*corev1.Pod // by node, made on first use
 	gangs       map[*inventory.Workload]map[string]any
-	// DRA: the claims pods name, and judges made on first use.
-	inv            *inventory.Inventory
-	claimTemplates []*resourcev1.ResourceClaimTemplate
-	claims         []*resourcev1.ResourceClaim
-	dra            *draFleet
-	draJudges      map[*sched.Placement]*dra.Judge
+	dra         *draFleet // the claims pods name and the devices they meet
 }
 
 // fleetKeys are the labels every class is split on, besides those the
@@ -76,7 +69,7 @@ func fleetKeys() sched.Keys {
 	return k
 }
 
-func newWorkloadFacts(inv *inventory.Inventory, facts *nodefacts.Set, ws []*inventory.Workload, pol cuda.Policy) *workloadFacts {
+func newWorkloadFacts(inv *inventory.Inventory, facts *nodefacts.Set, ws []*inventory.Workload, pol cuda.Policy, d *draFleet) *workloadFacts {
 	c := &workloadFacts{
 		fleet:       sched.NewFleet(inv.Nodes, fleetKeys()),
 		nodes:       inv.Nodes,
@@ -96,11 +89,7 @@ func newWorkloadFacts(inv *inventory.Inventory, facts *nodefacts.Set, ws []*inve
 		offers:      map[*sched.Class][]offerGroup{},
 		nodeOffers:  map[*corev1.Node]gpures.Offer{},
 		pods:        inv.Pods,
-
-		inv:            inv,
-		claimTemplates: inv.ResourceClaimTemplates,
-		claims:         inv.ResourceClaims,
-		draJudges:      map[*sched.Placement]*dra.Judge{},
+		dra:         d,
 	}
 	for _, w := range ws {
 		c.owners[w.Ref] = true
