@@ -49,9 +49,7 @@ func fromLabels(labels map[string]string) Offer {
 		return Offer{}
 	}
 	o := Offer{Resources: map[corev1.ResourceName]int64{}, From: FromLabels}
-	strategy := labels[MIGStrategy]
-	whole := gpuPrefix
-	if strategy == "mixed" {
+	if labels[MIGStrategy] == "mixed" {
 		if desired := pendingLayout(labels); desired != nil {
 			// The node is to be repartitioned (or its labels were edited
 			// to a new config): it will offer what the config makes.
@@ -62,18 +60,30 @@ func fromLabels(labels map[string]string) Offer {
 			o.Resources[corev1.ResourceName(gpuPrefix)] = 0
 			return o
 		}
-		for key := range labels {
-			if profile, ok := strings.CutSuffix(key, countSuffix); ok && strings.HasPrefix(profile, migPrefix) {
-				o.add(labels, profile)
-			}
+		for _, profile := range labelledProfiles(labels) {
+			o.add(labels, migPrefix+profile)
 		}
 		if len(o.Resources) > 0 && migOnEveryGPU(labels[MIGConfig]) {
 			o.Resources[corev1.ResourceName(gpuPrefix)] = 0
 			return o
 		}
 	}
-	o.add(labels, whole)
+	o.add(labels, gpuPrefix)
 	return o
+}
+
+// labelledProfiles are the MIG profiles GFD counts on the node under the
+// mixed strategy (nvidia.com/mig-<profile>.count).
+func labelledProfiles(labels map[string]string) []string {
+	var out []string
+	for key := range labels {
+		if rest, ok := strings.CutPrefix(key, migPrefix); ok {
+			if profile, ok := strings.CutSuffix(rest, countSuffix); ok {
+				out = append(out, profile)
+			}
+		}
+	}
+	return out
 }
 
 // add counts the resource whose labels start with base.
@@ -111,19 +121,14 @@ func pendingLayout(labels map[string]string) map[string]int64 {
 	if state == "pending" || state == "rebooting" {
 		return desired
 	}
-	labelled := map[string]bool{}
-	for key := range labels {
-		if profile, ok := strings.CutSuffix(strings.TrimPrefix(key, migPrefix), countSuffix); ok && strings.HasPrefix(key, migPrefix) {
-			labelled[profile] = true
-		}
-	}
-	for profile := range desired {
-		if !labelled[profile] {
-			return desired
-		}
-	}
+	labelled := labelledProfiles(labels)
 	if len(labelled) != len(desired) {
 		return desired
+	}
+	for _, profile := range labelled {
+		if _, ok := desired[profile]; !ok {
+			return desired
+		}
 	}
 	return nil
 }

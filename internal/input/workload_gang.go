@@ -284,7 +284,7 @@ func (c *workloadFacts) gangNodes(ms []member) ([]slot, bool) {
 	return free, known
 }
 
-func anyBound(nodes []*corev1.Node, bound map[string][]*corev1.Pod) bool {
+func anyBound(nodes []*corev1.Node, bound map[string][]boundPod) bool {
 	if len(bound) == 0 {
 		return false
 	}
@@ -342,27 +342,36 @@ func (c *workloadFacts) freeOn(n *corev1.Node, o gpures.Offer, gang object.Ref, 
 	for name, v := range o.Resources {
 		free[name] = v
 	}
-	for _, p := range c.boundPods()[n.Name] {
-		if p.Namespace == gang.Namespace && key != "" && p.Labels[key] == gang.Name {
+	for _, b := range c.boundPods()[n.Name] {
+		if b.pod.Namespace == gang.Namespace && key != "" && b.pod.Labels[key] == gang.Name {
 			continue
 		}
-		for _, r := range gpures.Requests(&p.Spec) {
+		for _, r := range b.reqs {
 			free[r.Name] -= r.Value
 		}
 	}
 	return free
 }
 
-// boundPods are the pods bound to each node that still hold it, read
-// once: only the nodes of gangs are ever asked.
-func (c *workloadFacts) boundPods() map[string][]*corev1.Pod {
+// boundPod is a pod bound to a node that asks for GPUs, and what it asks.
+type boundPod struct {
+	pod  *corev1.Pod
+	reqs []gpures.Request
+}
+
+// boundPods are the pods bound to each node that still hold GPUs of it,
+// read once, their requests with them: every gang on the node asks.
+func (c *workloadFacts) boundPods() map[string][]boundPod {
 	if c.bound != nil {
 		return c.bound
 	}
-	c.bound = map[string][]*corev1.Pod{}
+	c.bound = map[string][]boundPod{}
 	for _, p := range c.pods {
-		if p.Spec.NodeName != "" && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
-			c.bound[p.Spec.NodeName] = append(c.bound[p.Spec.NodeName], p)
+		if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		if reqs := gpures.Requests(&p.Spec); len(reqs) > 0 {
+			c.bound[p.Spec.NodeName] = append(c.bound[p.Spec.NodeName], boundPod{p, reqs})
 		}
 	}
 	return c.bound

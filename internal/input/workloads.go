@@ -50,8 +50,8 @@ type workloadFacts struct {
 	fitEntries  map[fitKey]map[string]any // gpu_fit of pods that fit, shared
 	offers      map[*sched.Class][]offerGroup
 	nodeOffers  map[*corev1.Node]gpures.Offer
-	pods        []*corev1.Pod            // the pods read, for the room bound ones take
-	bound       map[string][]*corev1.Pod // by node, made on first use
+	pods        []*corev1.Pod         // the pods read, for the room bound ones take
+	bound       map[string][]boundPod // by node, made on first use
 	gangs       map[*inventory.Workload]map[string]any
 	dra         *draFleet // the claims pods name and the devices they meet
 }
