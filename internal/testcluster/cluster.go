@@ -85,12 +85,20 @@ func New(opt Options) (*Cluster, error) {
 	}
 	for attempt := 1; ; attempt++ {
 		c, err := newCluster(bin, opt)
-		// A free port can be taken by another test process between our
-		// asking for it and the component binding it: try again.
-		if err != nil && strings.Contains(err.Error(), "address already in use") && attempt < 3 {
-			continue
+		if err == nil || attempt == 3 {
+			return c, err
 		}
-		return c, err
+		// A free port can be taken by another test process between our
+		// asking for it and the component binding it: try again. Any other
+		// failure to start (once in CI, a controller manager that never made
+		// the default ServiceAccount in four minutes on a loaded machine)
+		// gets one more cluster, and its message is kept on stderr.
+		if !strings.Contains(err.Error(), "address already in use") {
+			if attempt == 2 {
+				return nil, err
+			}
+			fmt.Fprintf(os.Stderr, "testcluster: starting again after: %v\n", err)
+		}
 	}
 }
 
@@ -133,11 +141,45 @@ func (c *Cluster) start(ctx context.Context, opt Options) error {
 		func(ctx context.Context) error { return c.startControllerManager(ctx, ports[3], opt) },
 		func(ctx context.Context) error { return c.startScheduler(ctx, ports[4]) },
 		func(ctx context.Context) error { return c.startKwok(ctx, ports[5], opt) },
-		func(ctx context.Context) error { return c.WaitServiceAccount(ctx, "default") },
+		c.waitStarted,
 	}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// waitStarted waits for the default ServiceAccount, the controller
+// manager's first work, failing early when a process has exited and
+// naming the controller manager's last log lines when it never comes.
+func (c *Cluster) waitStarted(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var gone error
+	err := Poll(ctx, "ServiceAccount default/default", func(ctx context.Context) (bool, error) {
+		for _, p := range c.procs {
+			if gone = p.exited(); gone != nil {
+				cancel()
+				return false, gone
+			}
+		}
+		return c.hasDefaultServiceAccount(ctx, "default")
+	})
+	switch {
+	case gone != nil:
+		return gone
+	case err != nil:
+		return fmt.Errorf("%w; kube-controller-manager log:\n%s", err, c.proc("kube-controller-manager").tail())
+	}
+	return nil
+}
+
+func (c *Cluster) proc(name string) *proc {
+	for _, p := range c.procs {
+		if p.name == name {
+			return p
 		}
 	}
 	return nil

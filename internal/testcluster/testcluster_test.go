@@ -2,6 +2,7 @@ package testcluster
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,5 +48,23 @@ func TestFakeNodeRunsPod(t *testing.T) {
 	out, _, err := c.Kubectl(ctx, "get", "pod", "p", "-o", "jsonpath={.status.phase}")
 	if err != nil || out != "Running" {
 		t.Fatalf("kubectl get pod: %q, %v", out, err)
+	}
+}
+
+// TestStartNamesAnExitedProcess: a component that dies while the cluster
+// starts fails the start at once, with its log, instead of after the
+// start's four minutes (the wait CI once timed out in).
+func TestStartNamesAnExitedProcess(t *testing.T) {
+	c := Start(t, Options{})
+	c.proc("kube-controller-manager").stop()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	err := c.waitStarted(ctx)
+	if err == nil || !strings.Contains(err.Error(), "kube-controller-manager exited") {
+		t.Fatalf("waitStarted with the controller manager stopped: %v", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Errorf("waitStarted took %s to see the exit", time.Since(start))
 	}
 }

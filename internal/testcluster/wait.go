@@ -68,12 +68,16 @@ func Poll(ctx context.Context, what string, cond func(context.Context) (bool, er
 // controller manager creates and without which Pods are refused.
 func (c *Cluster) WaitServiceAccount(ctx context.Context, ns string) error {
 	return Poll(ctx, "ServiceAccount "+ns+"/default", func(ctx context.Context) (bool, error) {
-		_, err := c.Client.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		return err == nil, err
+		return c.hasDefaultServiceAccount(ctx, ns)
 	})
+}
+
+func (c *Cluster) hasDefaultServiceAccount(ctx context.Context, ns string) (bool, error) {
+	_, err := c.Client.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // WaitNodesReady waits until each named node is Ready, has lost the
