@@ -12,11 +12,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
 	_ "github.com/drvcheck/drvcheck/internal/hugepages" // the heap in huge pages, from the start
+	"github.com/drvcheck/drvcheck/internal/memlimit"
 	"github.com/drvcheck/drvcheck/internal/oneline"
 	"github.com/drvcheck/drvcheck/internal/redact"
 	"github.com/drvcheck/drvcheck/internal/sandbox"
@@ -70,7 +70,7 @@ func init() {
 func main() {
 	// A render's child process is this binary too (internal/sandbox).
 	sandbox.Serve()
-	tuneGC()
+	memlimit.Tune() // GOGC and the memory limit, unless the environment sets them
 	// CI cancels with SIGTERM: the run stops and removes its temporary
 	// folders. A second signal kills, as without drvcheck's handler.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -79,20 +79,6 @@ func main() {
 	code := run(ctx, e, os.Args[1:])
 	stop()
 	os.Exit(code)
-}
-
-// tuneGC trades memory for time within the 1 GiB the project allows: a run
-// allocates several times what it keeps, and lives seconds, so the
-// collector runs a third as often as by default (GOGC 300) until the heap
-// nears 900 MiB, then as often as it must. GOGC and GOMEMLIMIT in the
-// environment still win.
-func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(300)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(900 << 20)
-	}
 }
 
 // run executes one command line and returns its exit code. Every error is

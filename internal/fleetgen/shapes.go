@@ -94,6 +94,15 @@ func (s Spec) Scaled(n int) Spec {
 	return s
 }
 
+// Times is s at n times its size: n times the nodes, workloads and
+// budgets, in files of the same size (so n times as many), in the same
+// namespaces, as a fleet grows. make bench measures each shape so at 1x,
+// 3x and 10x.
+func (s Spec) Times(n int) Spec {
+	s.Nodes, s.Workloads, s.PDBs = s.Nodes*n, s.Workloads*n, s.PDBs*n
+	return s
+}
+
 // Shape is the shape of that name.
 func Shape(name string) (Spec, bool) {
 	for _, s := range Shapes {

@@ -2,12 +2,14 @@ package runner
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -18,18 +20,24 @@ import (
 // Budget from the project's standards: the target fleet checked from files
 // in at most 1.5x the time to merely decode it, in at most 1 GiB; and its
 // whole rollout simulated (plan --all) in at most 2x the time of check.
+// At three times the fleet (15,000 nodes) check keeps the same ratio to
+// its own floor, and takes at most 3.3x the time and memory of the target
+// fleet's: cost that grows with the fleet, not faster (issue 40).
 const (
 	maxRatio     = 1.5
 	maxRSS       = 1 << 30
 	maxPlanRatio = 2.0
+	maxGrowth    = 3.3
 )
 
 // TestFleetBudget runs the real binary on every shape of the target fleet
-// (fleetgen.Shapes) and holds each to the budget against its own decode
-// floor. Decode and check alternate, run by run, so that both meet the
-// same machine; the ratio is of their medians, and the spread is printed.
-// It takes minutes, so it runs under make bench (DRVCHECK_FLEET_BUDGET=1,
-// DRVCHECK_BENCH_RUNS runs each, 5 by default), on an otherwise idle
+// (fleetgen.Shapes), at each size of DRVCHECK_BENCH_SIZES (times the
+// target fleet, "1,3" by default; make bench-50k adds 10), and holds each
+// to the budget against its own decode floor. Decode and check alternate,
+// run by run, so that both meet the same machine; the ratio is of their
+// medians, and the spread is printed. It takes minutes, so it runs under
+// make bench (DRVCHECK_FLEET_BUDGET=1, DRVCHECK_BENCH_RUNS runs each, 5 by
+// default; DRVCHECK_BENCH_SHAPES picks shapes), on an otherwise idle
 // machine.
 func TestFleetBudget(t *testing.T) {
 	if os.Getenv("DRVCHECK_FLEET_BUDGET") == "" {
@@ -39,78 +47,173 @@ func TestFleetBudget(t *testing.T) {
 	if n, err := strconv.Atoi(os.Getenv("DRVCHECK_BENCH_RUNS")); err == nil && n > 0 {
 		runs = n
 	}
+	sizes, err := benchSizes(os.Getenv("DRVCHECK_BENCH_SIZES"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	bin := filepath.Join(t.TempDir(), "drvcheck")
 	build := exec.Command("go", "build", "-o", bin, "../../cmd/drvcheck")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
+	only := os.Getenv("DRVCHECK_BENCH_SHAPES") // names, comma-separated; empty: every shape
 	for _, shape := range fleetgen.Shapes {
-		t.Run(shape.Name, func(t *testing.T) { shapeBudget(t, bin, shape, runs) })
+		if only != "" && !slices.Contains(strings.Split(only, ","), shape.Name) {
+			continue
+		}
+		t.Run(shape.Name, func(t *testing.T) {
+			var first *sized
+			for _, k := range sizes {
+				m := measureSize(t, bin, shape.Times(k), runs, k)
+				m.report(t, first)
+				m.hold(t, first)
+				if first == nil {
+					first = m
+				}
+			}
+		})
 	}
 }
 
-func shapeBudget(t *testing.T, bin string, shape fleetgen.Spec, runs int) {
+// benchSizes parses DRVCHECK_BENCH_SIZES: multiples of the target fleet,
+// the first of them the one the others grow from.
+func benchSizes(s string) ([]int, error) {
+	if s == "" {
+		return []int{1, 3}, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || k < 1 {
+			return nil, fmt.Errorf("DRVCHECK_BENCH_SIZES=%q: want multiples of the target fleet such as 1,3,10", s)
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// sized is what one shape at one size measured.
+type sized struct {
+	k                   int
+	nodes               int
+	decode, check, plan []time.Duration
+	decodeCPU, checkCPU []time.Duration
+	rss, planRSS        int64
+	findings            map[string]int
+}
+
+// measureSize writes the fleet and times decode, check and plan --all on
+// it. plan --all is left out at ten times the fleet, where check alone
+// is the question (does it finish, in what memory).
+func measureSize(t *testing.T, bin string, shape fleetgen.Spec, runs, k int) *sized {
 	dir := t.TempDir()
 	matrix, err := fleetgen.Write(dir, shape)
 	if err != nil {
 		t.Fatal(err)
 	}
 	k8s := filepath.Join(dir, "k8s")
-	var decode, check, plan []time.Duration
-	var rss, planRSS int64
+	m := &sized{k: k, nodes: shape.Nodes}
 	var out []byte
 	for range runs {
-		decode = append(decode, timed(t, func() {
+		before := selfCPU()
+		m.decode = append(m.decode, timed(t, func() {
 			if _, err := decodeOnly(dir); err != nil {
 				t.Fatal(err)
 			}
 		}))
-		check = append(check, timed(t, func() {
+		m.decodeCPU = append(m.decodeCPU, selfCPU()-before)
+		m.check = append(m.check, timed(t, func() {
 			var r int64
-			out, r = runBinary(t, 0, bin, "check", k8s, "--matrix", matrix, "-o", "json", "--fail-on", "none")
-			rss = max(rss, r)
+			var cpu time.Duration
+			out, r, cpu = runBinary(t, 0, bin, "check", k8s, "--matrix", matrix, "-o", "json", "--fail-on", "none")
+			m.rss = max(m.rss, r)
+			m.checkCPU = append(m.checkCPU, cpu)
 		}))
 	}
-	// Every node rolls, windows of a quarter of the fleet at once: the
-	// heaviest rollout the flags can ask for.
-	for range max(1, runs/2) {
-		plan = append(plan, timed(t, func() {
-			_, r := runBinary(t, 1, bin, "plan", "--all", "--driver", "580.90.07", "--max-parallel-upgrades", "0", "--max-unavailable", "25%",
-				k8s, "--matrix", matrix, "-o", "json")
-			planRSS = max(planRSS, r)
-		}))
-	}
-	ratio := float64(median(check)) / float64(median(decode))
-	planRatio := float64(median(plan)) / float64(median(check))
-	r := func(d time.Duration) time.Duration { return d.Round(10 * time.Millisecond) }
-	t.Logf("%-9s decode %v (%v-%v), check %v (%v-%v): ratio %.2f (budget %.1f), peak RSS %d MiB; plan --all %v, %.2fx check (budget %.1f), peak RSS %d MiB",
-		shape.Name, r(median(decode)), r(slices.Min(decode)), r(slices.Max(decode)), r(median(check)), r(slices.Min(check)), r(slices.Max(check)),
-		ratio, maxRatio, rss>>20, r(median(plan)), planRatio, maxPlanRatio, planRSS>>20)
-	if ratio > maxRatio {
-		t.Errorf("check takes %.2fx the decode time, over the %.1fx budget", ratio, maxRatio)
-	}
-	if rss > maxRSS || planRSS > maxRSS {
-		t.Errorf("peak RSS %d MiB (plan --all %d MiB), over the %d MiB budget", rss>>20, planRSS>>20, maxRSS>>20)
-	}
-	if planRatio > maxPlanRatio {
-		t.Errorf("plan --all takes %.2fx the time of check, over the %.1fx budget", planRatio, maxPlanRatio)
+	if k < 10 {
+		// Every node rolls, windows of a quarter of the fleet at once: the
+		// heaviest rollout the flags can ask for.
+		for range max(1, runs/2) {
+			m.plan = append(m.plan, timed(t, func() {
+				_, r, _ := runBinary(t, 1, bin, "plan", "--all", "--driver", "580.90.07", "--max-parallel-upgrades", "0", "--max-unavailable", "25%",
+					k8s, "--matrix", matrix, "-o", "json")
+				m.planRSS = max(m.planRSS, r)
+			}))
+		}
 	}
 	var res struct{ Findings []struct{ Rule string } }
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("check -o json: %v", err)
 	}
-	got := map[string]int{}
+	m.findings = map[string]int{}
 	for _, f := range res.Findings {
-		got[f.Rule]++
+		m.findings[f.Rule]++
 	}
-	if want := recordedFindings(t, 1, shape.Name); !maps.Equal(got, want) {
-		t.Errorf("findings per rule %v, before the speed work %v", got, want)
+	return m
+}
+
+func (m *sized) ratio() float64 { return float64(median(m.check)) / float64(median(m.decode)) }
+
+// report logs one size: wall and CPU against the floor, peak memory, and
+// the growth from the first size.
+func (m *sized) report(t *testing.T, first *sized) {
+	r := func(d time.Duration) time.Duration { return d.Round(10 * time.Millisecond) }
+	line := fmt.Sprintf("%dx (%d nodes): decode %v (%v-%v), check %v (%v-%v): ratio %.2f (budget %.1f); CPU %v against %v (%.2f); peak RSS %d MiB",
+		m.k, m.nodes, r(median(m.decode)), r(slices.Min(m.decode)), r(slices.Max(m.decode)),
+		r(median(m.check)), r(slices.Min(m.check)), r(slices.Max(m.check)), m.ratio(), maxRatio,
+		r(median(m.checkCPU)), r(median(m.decodeCPU)), float64(median(m.checkCPU))/float64(median(m.decodeCPU)), m.rss>>20)
+	if len(m.plan) > 0 {
+		line += fmt.Sprintf("; plan --all %v, %.2fx check (budget %.1f), peak RSS %d MiB",
+			r(median(m.plan)), float64(median(m.plan))/float64(median(m.check)), maxPlanRatio, m.planRSS>>20)
+	}
+	if first != nil {
+		line += fmt.Sprintf("; from %dx: check %.2fx, peak %.2fx, floor %.2fx, %d B per node at the peak",
+			first.k, float64(median(m.check))/float64(median(first.check)), float64(m.rss)/float64(first.rss),
+			float64(median(m.decode))/float64(median(first.decode)), m.rss/int64(m.nodes))
+	}
+	t.Log(line)
+}
+
+// hold fails what is over budget. The 1 GiB is the target fleet's; a
+// larger one is held to growing at most maxGrowth times for three times
+// the size, and its findings to those of the first size scaled.
+func (m *sized) hold(t *testing.T, first *sized) {
+	if m.ratio() > maxRatio {
+		t.Errorf("%dx: check takes %.2fx the decode time, over the %.1fx budget", m.k, m.ratio(), maxRatio)
+	}
+	if len(m.plan) > 0 {
+		if pr := float64(median(m.plan)) / float64(median(m.check)); pr > maxPlanRatio {
+			t.Errorf("%dx: plan --all takes %.2fx the time of check, over the %.1fx budget", m.k, pr, maxPlanRatio)
+		}
+	}
+	if first == nil {
+		if m.rss > maxRSS || m.planRSS > maxRSS {
+			t.Errorf("%dx: peak RSS %d MiB (plan --all %d MiB), over the %d MiB budget", m.k, m.rss>>20, m.planRSS>>20, maxRSS>>20)
+		}
+		if m.k == 1 {
+			if want := recordedFindings(t, 1, shapeOf(t)); !maps.Equal(m.findings, want) {
+				t.Errorf("findings per rule %v, before the speed work %v", m.findings, want)
+			}
+		}
+		return
+	}
+	growth := maxGrowth * float64(m.k) / 3
+	if g := float64(median(m.check)) / float64(median(first.check)); m.k == 3*first.k && g > growth {
+		t.Errorf("%dx: check takes %.2fx its time at %dx, over %.1fx", m.k, g, first.k, growth)
+	}
+	if g := float64(m.rss) / float64(first.rss); m.k == 3*first.k && g > growth {
+		t.Errorf("%dx: peak RSS %.2fx that at %dx, over %.1fx", m.k, g, first.k, growth)
+	}
+	if why := scaledFindings(first.findings, m.findings, m.k/first.k); why != "" {
+		t.Errorf("%dx: %s", m.k, why)
 	}
 }
 
+func shapeOf(t *testing.T) string { return filepath.Base(t.Name()) }
+
 // runBinary runs the binary, which must exit with code (plan --all exits 1 when
-// nodes fail), and returns its standard output and peak RSS.
-func runBinary(t *testing.T, code int, bin string, args ...string) ([]byte, int64) {
+// nodes fail), and returns its standard output, peak RSS and CPU time.
+func runBinary(t *testing.T, code int, bin string, args ...string) ([]byte, int64, time.Duration) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Stderr = os.Stderr
@@ -118,7 +221,17 @@ func runBinary(t *testing.T, code int, bin string, args ...string) ([]byte, int6
 	if got := cmd.ProcessState.ExitCode(); got != code {
 		t.Fatalf("%s: exit %d (%v)", args[0], got, err)
 	}
-	return out, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return out, ru.Maxrss * 1024, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+}
+
+// selfCPU is the test process's CPU time so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func timed(t *testing.T, f func()) time.Duration {

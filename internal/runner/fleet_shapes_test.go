@@ -3,10 +3,13 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/drvcheck/drvcheck/internal/config"
@@ -64,4 +67,61 @@ func TestFleetShapesFindings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFleetShapesFindingsScale: the generator at three times a size gives
+// three times the findings of every rule (the cost that grows with the
+// fleet must be the same work, scaled), at a tenth of the target size
+// here and at full size under make bench.
+func TestFleetShapesFindingsScale(t *testing.T) {
+	for _, shape := range fleetgen.Shapes {
+		t.Run(shape.Name, func(t *testing.T) {
+			small := shape.Scaled(10)
+			base, large := shapeFindings(t, small), shapeFindings(t, small.Times(3))
+			if why := scaledFindings(base, large, 3); why != "" {
+				t.Error(why)
+			}
+		})
+	}
+}
+
+func shapeFindings(t *testing.T, shape fleetgen.Spec) map[string]int {
+	t.Helper()
+	dir := t.TempDir()
+	matrix, err := fleetgen.Write(dir, shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Paths: []string{filepath.Join(dir, "k8s")}, Registry: config.Registry{Matrix: []string{matrix}}}
+	res, err := Check(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return findingsByRule(res)
+}
+
+// scaledFindings says how got, the findings per rule of a fleet k times
+// the size of base's, differs from k times base's; "" when it does not.
+// A problem the generator puts on every b-th object counts ceil(n/b) of
+// n, so k times the objects may count up to k-1 fewer than k times the
+// count (500 blocking budgets of 1,500 where 500 had 167): that much is
+// allowed, and no more.
+func scaledFindings(base, got map[string]int, k int) string {
+	rules := slices.Sorted(maps.Keys(base))
+	for r := range got {
+		if _, ok := base[r]; !ok {
+			rules = append(rules, r)
+		}
+	}
+	var bad []string
+	for _, r := range rules {
+		want := k * base[r]
+		if d := want - got[r]; d < 0 || d > k-1 {
+			bad = append(bad, fmt.Sprintf("%s %d, want %d (%d times %d)", r, got[r], want, k, base[r]))
+		}
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	return "findings per rule not scaled with the fleet: " + strings.Join(bad, ", ")
 }

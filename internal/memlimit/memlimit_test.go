@@ -1,0 +1,54 @@
+package memlimit
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+func TestRaised(t *testing.T) {
+	const mib = 1 << 20
+	cases := []struct {
+		name                       string
+		limit, live, ceiling, want int64
+	}{
+		{"a small heap keeps the floor", 900 * mib, 300 * mib, 18000 * mib, 900 * mib},
+		{"at half the limit it holds", 900 * mib, 450 * mib, 18000 * mib, 900 * mib},
+		{"past half it triples the live heap", 900 * mib, 600 * mib, 18000 * mib, 1800 * mib},
+		{"never past the ceiling", 900 * mib, 5000 * mib, 6000 * mib, 6000 * mib},
+		{"at the ceiling it stays", 6000 * mib, 5000 * mib, 6000 * mib, 6000 * mib},
+		{"never lowered", 3000 * mib, 100 * mib, 18000 * mib, 3000 * mib},
+	}
+	for _, c := range cases {
+		if got := raised(c.limit, c.live, c.ceiling); got != c.want {
+			t.Errorf("%s: raised(%d, %d, %d) = %d MiB, want %d MiB", c.name, c.limit/mib, c.live/mib, c.ceiling/mib, got/mib, c.want/mib)
+		}
+	}
+}
+
+// TestLimitFollowsTheLiveHeap runs the watch for real, at a small floor:
+// a live heap past half the limit raises it after the next collection,
+// as the fleet's does at 900 MiB.
+func TestLimitFollowsTheLiveHeap(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	const floor = 16 << 20
+	start(floor, 1<<40)
+	if got := Limit(); got != floor {
+		t.Fatalf("limit after start = %d, want %d", got, floor)
+	}
+	keep := make([][]byte, 0, 64)
+	for range 48 {
+		keep = append(keep, make([]byte, 1<<20))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for Limit() < 2*48<<20 && time.Now().Before(deadline) {
+		runtime.GC() // the finalizer of this cycle's sentinel runs after it
+		time.Sleep(10 * time.Millisecond)
+	}
+	runtime.KeepAlive(keep)
+	// After a collection the limit is at least twice the live heap.
+	if got := Limit(); got < 2*48<<20 {
+		t.Errorf("limit with 48 MiB live = %d MiB, want at least twice the live heap", got>>20)
+	}
+}
