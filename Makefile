@@ -109,7 +109,7 @@ image-push:
 # bench-live when the control plane is built.
 bench:
 	$(GO) test ./... -run '^$$' -bench . -benchmem -benchtime 3x
-	DRVCHECK_FLEET_BUDGET=1 $(GO) test ./internal/runner -run '^TestFleet(Budget|LeastCheck)$$' -count=1 -v -timeout 60m
+	DRVCHECK_FLEET_BUDGET=1 $(GO) test ./internal/runner -run '^Test(FleetBudget|FleetLeastCheck|RenderBudget)$$' -count=1 -v -timeout 60m
 	@if bash hack/controlplane/build.sh --check >/dev/null; then $(MAKE) --no-print-directory bench-live; \
 	else echo "bench-live skipped: control plane not built (make controlplane)"; fi
 

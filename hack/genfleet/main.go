@@ -3,6 +3,7 @@
 //
 //	go run ./hack/genfleet -shape capacity /tmp/fleet
 //	drvcheck check /tmp/fleet/k8s --matrix /tmp/fleet/support-matrix.csv
+//	go run ./hack/genfleet -apps 2000 /tmp/apps   # renders: a chart, 2,000 Applications
 package main
 
 import (
@@ -24,10 +25,19 @@ func main() {
 	workloads := flag.Int("workloads", 0, "number of workloads (0: the shape's)")
 	pdbs := flag.Int("pdbs", 0, "number of PodDisruptionBudgets (0: the shape's)")
 	scale := flag.Int("scale", 1, "generate the shape at 1/scale of its size")
+	apps := flag.Int("apps", 0, "write instead a local chart and this many Argo CD Applications of it")
+	templates := flag.Int("templates", 50, "the chart's templates, with -apps")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: genfleet [flags] DIR")
 		os.Exit(2)
+	}
+	if *apps > 0 {
+		if err := fleetgen.WriteApps(flag.Arg(0), *apps, *templates); err != nil {
+			fmt.Fprintln(os.Stderr, "genfleet:", err)
+			os.Exit(2)
+		}
+		return
 	}
 	s, ok := fleetgen.Shape(*shape)
 	if !ok {

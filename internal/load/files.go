@@ -16,6 +16,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/fileerr"
 	"github.com/drvcheck/drvcheck/internal/repofs"
+	"github.com/drvcheck/drvcheck/internal/sandbox"
 )
 
 // Options tune which files a folder walk reads.
@@ -55,6 +56,9 @@ type Options struct {
 	// workers still parse, keeps a file's plain values short-lived instead
 	// of holding every file's at once. Its error fails the file.
 	Each func(*Object) error
+
+	// pool renders in children started once per run (Load's).
+	pool *sandbox.Pool
 }
 
 // Load reads every object under paths. Folders are walked recursively for
@@ -73,6 +77,8 @@ func Load(ctx context.Context, paths []string, opt Options) ([]*Object, error) {
 		return nil, err
 	}
 	opt.Helm.used = &sync.Map{}
+	opt.pool = sandbox.NewPool(runtime.GOMAXPROCS(0), renderLimits(opt))
+	defer opt.pool.Close()
 	results := make([][]*Object, len(files))
 	errs := make([]error, len(files))
 	jobs := make(chan int)

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/yaml"
 
@@ -43,24 +45,21 @@ func follow(ctx context.Context, objs []*Object, opt Options) ([]*Object, error)
 	if len(rels) == 0 {
 		return objs, nil
 	}
-	replaced := map[string]bool{}
-	var extra []*Object
 	for _, r := range rels {
 		if r.err != nil {
 			return nil, fmt.Errorf("%s: %w", r.from.Where(), r.err)
 		}
-		hv := opt.Helm
-		hv.release, hv.namespace, hv.values, hv.set, hv.valueFiles = r.name, r.ns, r.values, r.set, r.valueDirs
-		got, err := renderChart(ctx, r.dir, hv, opt)
-		if err == nil {
-			got, err = each(got, opt)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", r.from.Where(), err)
-		}
+	}
+	rendered, err := renderReleases(ctx, rels, opt)
+	if err != nil {
+		return nil, err
+	}
+	replaced := map[string]bool{}
+	var extra []*Object
+	for i, r := range rels {
 		abs, _ := filepath.Abs(r.dir)
 		replaced[abs] = true
-		extra = append(extra, got...)
+		extra = append(extra, rendered[i]...)
 	}
 	out := objs[:0:0]
 	for _, o := range objs {
@@ -69,6 +68,46 @@ func follow(ctx context.Context, objs []*Object, opt Options) ([]*Object, error)
 		}
 	}
 	return append(out, extra...), nil
+}
+
+// renderReleases renders every release, as many at once as the pool has
+// children, and returns their objects in the releases' order, or the
+// first release's error in that order.
+func renderReleases(ctx context.Context, rels []release, opt Options) ([][]*Object, error) {
+	out := make([][]*Object, len(rels))
+	errs := make([]error, len(rels))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(rels)) {
+		wg.Go(func() {
+			for i := range jobs {
+				out[i], errs[i] = renderRelease(ctx, rels[i], opt)
+			}
+		})
+	}
+	for i := range rels {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", rels[i].from.Where(), err)
+		}
+	}
+	return out, nil
+}
+
+// renderRelease renders the chart of r with the values, release name and
+// namespace r gives.
+func renderRelease(ctx context.Context, r release, opt Options) ([]*Object, error) {
+	hv := opt.Helm
+	hv.release, hv.namespace, hv.values, hv.set, hv.valueFiles = r.name, r.ns, r.values, r.set, r.valueDirs
+	got, err := renderChart(ctx, r.dir, hv, opt)
+	if err != nil {
+		return nil, err
+	}
+	return each(got, opt)
 }
 
 // under says whether o was rendered from one of the chart folders dirs.

@@ -36,7 +36,12 @@ func runJob(ctx context.Context, where, name string, job any, ans answer, opt Op
 	if err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	out, err := sandbox.Run(ctx, where, name, req, sandbox.Limits{Timeout: opt.RenderTimeout, Answer: lim.File})
+	var out []byte
+	if opt.pool != nil {
+		out, err = opt.pool.Run(ctx, where, name, req)
+	} else {
+		out, err = sandbox.Run(ctx, where, name, req, renderLimits(opt))
+	}
 	if err != nil {
 		return err
 	}
@@ -44,6 +49,12 @@ func runJob(ctx context.Context, where, name string, job any, ans answer, opt Op
 		return fmt.Errorf("%s: the sandbox's answer: %w", where, err)
 	}
 	return opt.FS.Count(where, ans.size())
+}
+
+// renderLimits bound each render of a run: its --render-timeout, and an
+// answer no larger than the largest file the run may read.
+func renderLimits(opt Options) sandbox.Limits {
+	return sandbox.Limits{Timeout: opt.RenderTimeout, Answer: opt.FS.Limits().File}
 }
 
 // jobFunc makes f a sandbox job: the request decoded, an opener made of

@@ -19,12 +19,12 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -66,58 +66,63 @@ const DefaultAnswer = 256 << 20
 const maxStack = 64 << 20
 
 const (
-	envJob    = "DRVCHECK_SANDBOX"
-	envLimits = "DRVCHECK_SANDBOX_LIMITS" // memory bytes, then timeout in ns
+	envJob    = "DRVCHECK_SANDBOX"        // set: this process is a child
+	envLimits = "DRVCHECK_SANDBOX_LIMITS" // memory bytes, then each job's timeout in ns
 
 	exitMemory  = 3
 	exitTimeout = 4
-
-	answerOK  = 'O'
-	answerErr = 'E'
 )
 
-// Serve runs the job this process was started for, and exits, when it is
-// a sandbox child; otherwise it returns at once. Call it first in main and
-// in TestMain.
+// Serve serves the jobs this process was started for, and exits, when it
+// is a sandbox child; otherwise it returns at once. Call it first in main
+// and in TestMain.
 func Serve() {
-	name, ok := os.LookupEnv(envJob)
-	if !ok {
+	if _, ok := os.LookupEnv(envJob); !ok {
 		return
 	}
-	os.Exit(serve(name))
+	os.Exit(serve())
 }
 
-func serve(name string) int {
+// serve answers requests, one at a time, until its input ends: a pool's
+// child renders many charts in turn; each job is bounded on its own
+// (watch), and the child's memory as a whole.
+func serve() int {
 	mem, timeout := childLimits()
 	confine(mem, timeout)
+	r := bufio.NewReader(os.Stdin)
+	w := bufio.NewWriter(os.Stdout)
+	for {
+		name, req, err := readRequest(r)
+		if errors.Is(err, io.EOF) {
+			return 0
+		}
+		if err != nil {
+			return 1
+		}
+		jobStart.Store(time.Now().UnixNano())
+		answer, err := runJob(name, req)
+		jobStart.Store(0)
+		if err != nil {
+			answer = []byte(err.Error())
+		}
+		if writeAnswer(w, err == nil, answer) != nil {
+			return 1
+		}
+	}
+}
+
+// jobStart is when the child's job began (Unix nanoseconds), 0 between
+// jobs: the deadline is each job's.
+var jobStart atomic.Int64
+
+func runJob(name string, req []byte) ([]byte, error) {
 	mu.Lock()
 	job := jobs[name]
 	mu.Unlock()
-	w := bufio.NewWriter(os.Stdout)
 	if job == nil {
-		fmt.Fprintf(w, "%cno job %q in this binary", answerErr, name)
-		return flush(w)
+		return nil, fmt.Errorf("no job %q in this binary", name)
 	}
-	req, err := io.ReadAll(os.Stdin)
-	if err == nil {
-		var answer []byte
-		if answer, err = job(req); err == nil {
-			_ = w.WriteByte(answerOK)
-			_, _ = w.Write(answer)
-			return flush(w)
-		}
-	}
-	fmt.Fprintf(w, "%c%s", answerErr, err)
-	return flush(w)
-}
-
-// flush sends the answer; one the parent did not take all of is its to
-// name (it reads a bounded answer, and kills the child past it).
-func flush(w *bufio.Writer) int {
-	if w.Flush() != nil {
-		return 1
-	}
-	return 0
+	return job(req)
 }
 
 func childLimits() (int64, time.Duration) {
@@ -149,109 +154,45 @@ type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// watch ends the child once it holds more than mem bytes, or at its
-// deadline. It samples often: a template can allocate hundreds of
-// megabytes a second.
+// watch ends the child once it holds more than mem bytes, or when a job
+// has run past its timeout (with a second's grace: the parent's own
+// deadline names it first). It samples often: a template can allocate
+// hundreds of megabytes a second.
 func watch(mem int64, timeout time.Duration) {
 	samples := []metrics.Sample{
 		{Name: "/memory/classes/total:bytes"},
 		{Name: "/memory/classes/heap/released:bytes"},
-	}
-	var deadline time.Time
-	if timeout > 0 {
-		deadline = time.Now().Add(timeout + time.Second)
 	}
 	for {
 		metrics.Read(samples)
 		if int64(samples[0].Value.Uint64()-samples[1].Value.Uint64()) > mem {
 			os.Exit(exitMemory)
 		}
-		if !deadline.IsZero() && time.Now().After(deadline) {
+		if start := jobStart.Load(); timeout > 0 && start != 0 && time.Since(time.Unix(0, start)) > timeout+time.Second {
 			os.Exit(exitTimeout)
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
 }
 
-// Run runs the job called name on req in a child process within lim, and
-// returns its answer. what names the job's input in errors (a chart's
-// Chart.yaml, a kustomization file).
+// Run runs the job called name on req in a child process of its own
+// within lim, and returns its answer. what names the job's input in
+// errors (a chart's Chart.yaml, a kustomization file). A run with many
+// jobs uses a Pool.
 func Run(ctx context.Context, what, name string, req []byte, lim Limits) ([]byte, error) {
-	if _, child := os.LookupEnv(envJob); child {
-		return nil, fmt.Errorf("%s: a sandbox child cannot start another", what)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot start the sandbox: %w", what, err)
-	}
-	if lim.Memory <= 0 {
-		lim.Memory = DefaultMemory
-	}
-	if lim.Answer <= 0 {
-		lim.Answer = DefaultAnswer
-	}
-	// The run's own deadline (--timeout) may come first: the child's is
-	// the sooner, so that its message says how long it had.
-	if dl, ok := ctx.Deadline(); ok && (lim.Timeout <= 0 || time.Until(dl) < lim.Timeout) {
-		lim.Timeout = max(time.Until(dl).Round(time.Millisecond), time.Millisecond)
-	}
-	if lim.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, lim.Timeout)
-		defer cancel()
-	}
-	// -test.run=^$: a test binary without Serve in its TestMain runs no
-	// test as a child; its answer is then malformed, not a fork bomb.
-	cmd := exec.CommandContext(ctx, self, "-test.run=^$")
-	cmd.Env = []string{envJob + "=" + name, envLimits + "=" + strconv.FormatInt(lim.Memory, 10) + "," + strconv.FormatInt(int64(lim.Timeout), 10)}
-	cmd.Stdin = bytes.NewReader(req)
-	cmd.WaitDelay = time.Second
-	var stderr bytes.Buffer
-	cmd.Stderr = &limited{w: &stderr, n: 64 << 10}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot start the sandbox: %w", what, err)
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("%s: cannot start the sandbox: %w", what, err)
-	}
-	answer, readErr := io.ReadAll(io.LimitReader(out, lim.Answer+2))
-	tooLong := int64(len(answer)) > lim.Answer+1 // the status byte, then the answer
-	if tooLong {
-		_ = cmd.Process.Kill()
-	}
-	waitErr := cmd.Wait()
-	switch {
-	case tooLong:
-		return nil, fmt.Errorf("%s: rendered more than %s, the most one input may be (--max-file-size)", what, size(lim.Answer))
-	case waitErr != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return nil, fmt.Errorf("%s: not done after %s (--render-timeout, --timeout)", what, lim.Timeout)
-	case waitErr != nil && ctx.Err() != nil:
-		return nil, fmt.Errorf("%s: %w", what, ctx.Err())
-	case waitErr != nil:
-		return nil, fmt.Errorf("%s: %s", what, ended(waitErr, stderr.String(), lim))
-	case readErr != nil:
-		return nil, fmt.Errorf("%s: reading the sandbox's answer: %w", what, readErr)
-	case len(answer) == 0:
-		return nil, fmt.Errorf("%s: the sandbox answered nothing", what)
-	case answer[0] == answerErr:
-		return nil, fmt.Errorf("%s: %s", what, answer[1:])
-	case answer[0] != answerOK:
-		return nil, fmt.Errorf("%s: the sandbox's answer is malformed (a test binary without sandbox.Serve in TestMain?)", what)
-	}
-	return answer[1:], nil
+	p := NewPool(1, lim)
+	defer p.Close()
+	return p.Run(ctx, what, name, req)
 }
 
-// ended says why a child that did not answer ended.
-func ended(err error, stderr string, lim Limits) string {
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		switch exit.ExitCode() {
-		case exitMemory:
-			return fmt.Sprintf("used more than %s of memory, the most a render may", size(lim.Memory))
-		case exitTimeout:
-			return fmt.Sprintf("not done after %s (--render-timeout, --timeout)", lim.Timeout)
-		}
+// ended says why a child that did not answer ended, from how it exited
+// and what it printed.
+func ended(st *os.ProcessState, stderr string, lim Limits) string {
+	switch st.ExitCode() {
+	case exitMemory:
+		return fmt.Sprintf("used more than %s of memory, the most a render may", size(lim.Memory))
+	case exitTimeout:
+		return fmt.Sprintf("not done after %s (--render-timeout, --timeout)", lim.Timeout)
 	}
 	switch {
 	case strings.Contains(stderr, "stack exceeds"):
@@ -261,23 +202,39 @@ func ended(err error, stderr string, lim Limits) string {
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(stderr), "\n")
 	if first == "" {
-		return fmt.Sprintf("the sandbox ended: %v", err)
+		return fmt.Sprintf("the sandbox ended: %v", st)
 	}
-	return fmt.Sprintf("the sandbox ended: %v: %s", err, first)
+	return fmt.Sprintf("the sandbox ended: %v: %s", st, first)
 }
 
 // limited keeps the first n bytes written to it and drops the rest: a
-// crashing child's trace can be long.
+// crashing child's trace can be long. The copy of the child's stderr
+// writes to it while the parent reads it, job by job.
 type limited struct {
-	w *bytes.Buffer
-	n int
+	mu sync.Mutex
+	w  bytes.Buffer
+	n  int
 }
 
 func (l *limited) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if room := l.n - l.w.Len(); room > 0 {
 		l.w.Write(p[:min(len(p), room)])
 	}
 	return len(p), nil
+}
+
+func (l *limited) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.String()
+}
+
+func (l *limited) reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.w.Reset()
 }
 
 func size(n int64) string { return resource.NewQuantity(n, resource.BinarySI).String() }

@@ -1,0 +1,119 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func init() {
+	Register("pid", func([]byte) ([]byte, error) { return []byte(strconv.Itoa(os.Getpid())), nil })
+	Register("nap", func(req []byte) ([]byte, error) {
+		ms, _ := strconv.Atoi(string(req))
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+		return []byte(strconv.Itoa(os.Getpid())), nil
+	})
+}
+
+func poolRun(t *testing.T, p *Pool, job, req string) (string, error) {
+	t.Helper()
+	out, err := p.Run(context.Background(), "chart/Chart.yaml", job, []byte(req))
+	return string(out), err
+}
+
+// A pool's child takes job after job; a job's own error leaves it be.
+func TestPoolReusesAChild(t *testing.T) {
+	p := NewPool(1, Limits{Timeout: 10 * time.Second})
+	defer p.Close()
+	first, err := poolRun(t, p, "pid", "")
+	if err != nil || first == strconv.Itoa(os.Getpid()) {
+		t.Fatalf("pid %q, %v", first, err)
+	}
+	if _, err := poolRun(t, p, "fail", "boom"); err == nil || err.Error() != "chart/Chart.yaml: helm template: boom" {
+		t.Errorf("a job's error: %v", err)
+	}
+	for range 5 {
+		if got, err := poolRun(t, p, "pid", ""); err != nil || got != first {
+			t.Fatalf("a later job ran in %q (%v), not in the first child %q", got, err, first)
+		}
+	}
+}
+
+// Each job has the whole timeout: jobs that together pass it, each
+// within it, all answer from the same child.
+func TestPoolTimeoutIsEachJobs(t *testing.T) {
+	p := NewPool(1, Limits{Timeout: 600 * time.Millisecond})
+	defer p.Close()
+	var pids []string
+	for range 4 {
+		got, err := poolRun(t, p, "nap", "300")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pids = append(pids, got)
+	}
+	if pids[0] != pids[3] {
+		t.Errorf("the jobs ran in %v: one child was meant to take them all", pids)
+	}
+}
+
+// A job that breaks a bound ends its child with the bound's message; the
+// next job gets a new child and answers.
+func TestPoolBoundsEachJob(t *testing.T) {
+	for _, c := range []struct {
+		job  string
+		lim  Limits
+		want string
+	}{
+		{"spin", Limits{Timeout: 500 * time.Millisecond}, "chart/Chart.yaml: not done after 500ms"},
+		{"grow", Limits{Timeout: 20 * time.Second, Memory: 64 << 20}, "chart/Chart.yaml: used more than 64Mi of memory"},
+		{"flood", Limits{Timeout: 20 * time.Second, Answer: 1 << 20}, "chart/Chart.yaml: rendered more than 1Mi"},
+		{"recurse", Limits{Timeout: 20 * time.Second}, "chart/Chart.yaml: its templates recurse without end"},
+	} {
+		p := NewPool(1, c.lim)
+		before, err := poolRun(t, p, "pid", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := poolRun(t, p, c.job, ""); err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line starting %q", c.job, err, c.want)
+		}
+		if after, err := poolRun(t, p, "pid", ""); err != nil || after == before {
+			t.Errorf("after %s: the next job ran in %q (%v), the killed child was %q", c.job, after, err, before)
+		}
+		p.Close()
+	}
+}
+
+// size children take jobs at once, and no more.
+func TestPoolRunsSizeAtOnce(t *testing.T) {
+	p := NewPool(2, Limits{Timeout: 20 * time.Second})
+	defer p.Close()
+	var mu sync.Mutex
+	pids := map[string]int{}
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range 8 {
+		wg.Go(func() {
+			got, err := poolRun(t, p, "nap", "200")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			pids[got]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if len(pids) != 2 {
+		t.Errorf("8 jobs ran in %d children, want 2: %v", len(pids), pids)
+	}
+	if took := time.Since(start); took < 800*time.Millisecond {
+		t.Errorf("8 jobs of 200ms in 2 children took %s: more ran at once", took)
+	}
+}
