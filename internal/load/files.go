@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/drvcheck/drvcheck/internal/fileerr"
+	"github.com/drvcheck/drvcheck/internal/memlimit"
 	"github.com/drvcheck/drvcheck/internal/repofs"
 	"github.com/drvcheck/drvcheck/internal/sandbox"
 )
@@ -132,6 +133,7 @@ func readSource(ctx context.Context, src *Source, opt Options) ([]*Object, error
 	if err != nil {
 		return nil, err
 	}
+	memlimit.Input(int64(len(data)))
 	objs, err := Parse(src, data)
 	if err != nil && !opt.Strict && src.Name != "-" {
 		if why := NotKubernetes(data); why != "" {

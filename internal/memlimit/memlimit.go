@@ -1,6 +1,6 @@
 // Package memlimit sets the garbage collector's targets for a run of
-// drvcheck: the memory limit follows the heap the input needs, within the
-// memory the machine offers, instead of a fixed figure the live heap of a
+// drvcheck: the memory limit follows the input as it is read and the heap
+// it needs, within the memory the machine offers, instead of a fixed figure the live heap of a
 // large fleet passes (which left the collector running without pause: a
 // 15,000-node fleet took 5x the time of 5,000).
 package memlimit
@@ -22,19 +22,27 @@ const Floor = 900 << 20
 // default until the heap nears the limit.
 const gcPercent = 300
 
-// A collection that finds more than limit/grow live raises the limit to
-// room times the live heap: the collector then runs after the program has
-// allocated about twice what it keeps, as GOGC=200 would, instead of after
-// every few megabytes.
-const (
-	grow = 2
-	room = 3
-)
+// A collection that finds more than three quarters of the limit live
+// raises the limit to room times the live heap: the collector then runs
+// after the program has allocated about twice what it keeps, as GOGC=200
+// would, instead of after every few megabytes. Below three quarters the
+// limit stays: the target fleet's check and plan --all keep at most 500
+// MiB live, and stay within the project's 1 GiB.
+const room = 3
+
+// perByte is the limit per byte of input read: make bench's fleets keep 16
+// to 24 bytes live per byte of YAML, and a limit of about twice that lets
+// the collector run after the program allocates as much as it keeps. The
+// target fleet (20-30 MB) stays at the Floor; three times it (60-90 MB)
+// gets 2-3 GiB from its first files, instead of passing through a stretch
+// where a heap near the floor is marked every few hundred megabytes.
+const perByte = 33
 
 var (
 	mu      sync.Mutex
 	limit   int64
-	ceiling int64
+	ceiling int64 // 0 until Tune: a library's or a test's process is left alone
+	input   int64
 )
 
 // Tune sets GOGC and the memory limit unless the environment sets them
@@ -54,7 +62,7 @@ func Tune() {
 // start sets the limit to floor, within ceiling, and watches.
 func start(floor, top int64) {
 	mu.Lock()
-	ceiling = top
+	ceiling, input = top, 0
 	limit = min(floor, ceiling)
 	debug.SetMemoryLimit(limit)
 	mu.Unlock()
@@ -100,10 +108,26 @@ func follow() {
 
 // raised is the limit after a collection that found live bytes live.
 func raised(limit, live, ceiling int64) int64 {
-	if live*grow <= limit || limit >= ceiling {
+	if 4*live <= 3*limit || limit >= ceiling {
 		return limit
 	}
 	return min(live*room, ceiling)
+}
+
+// Input counts n more bytes of input read (a file, a render's output)
+// and raises the limit to perByte times all the input read, within the
+// ceiling. Before Tune, and under GOMEMLIMIT, it does nothing.
+func Input(n int64) {
+	mu.Lock()
+	defer mu.Unlock()
+	input += n
+	if ceiling == 0 {
+		return
+	}
+	if want := min(input*perByte, ceiling); want > limit {
+		limit = want
+		debug.SetMemoryLimit(limit)
+	}
 }
 
 // Limit returns the memory limit in force.

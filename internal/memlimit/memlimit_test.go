@@ -14,8 +14,9 @@ func TestRaised(t *testing.T) {
 		limit, live, ceiling, want int64
 	}{
 		{"a small heap keeps the floor", 900 * mib, 300 * mib, 18000 * mib, 900 * mib},
-		{"at half the limit it holds", 900 * mib, 450 * mib, 18000 * mib, 900 * mib},
-		{"past half it triples the live heap", 900 * mib, 600 * mib, 18000 * mib, 1800 * mib},
+		{"the target fleet's heap keeps the floor", 900 * mib, 500 * mib, 18000 * mib, 900 * mib},
+		{"at three quarters it holds", 900 * mib, 675 * mib, 18000 * mib, 900 * mib},
+		{"past three quarters it triples the live heap", 900 * mib, 700 * mib, 18000 * mib, 2100 * mib},
 		{"never past the ceiling", 900 * mib, 5000 * mib, 6000 * mib, 6000 * mib},
 		{"at the ceiling it stays", 6000 * mib, 5000 * mib, 6000 * mib, 6000 * mib},
 		{"never lowered", 3000 * mib, 100 * mib, 18000 * mib, 3000 * mib},
@@ -42,13 +43,34 @@ func TestLimitFollowsTheLiveHeap(t *testing.T) {
 		keep = append(keep, make([]byte, 1<<20))
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for Limit() < 2*48<<20 && time.Now().Before(deadline) {
+	for Limit() < 48<<20*4/3 && time.Now().Before(deadline) {
 		runtime.GC() // the finalizer of this cycle's sentinel runs after it
 		time.Sleep(10 * time.Millisecond)
 	}
 	runtime.KeepAlive(keep)
-	// After a collection the limit is at least twice the live heap.
-	if got := Limit(); got < 2*48<<20 {
-		t.Errorf("limit with 48 MiB live = %d MiB, want at least twice the live heap", got>>20)
+	// After a collection the live heap is at most three quarters of the
+	// limit.
+	if got := Limit(); got < 48<<20*4/3 {
+		t.Errorf("limit with 48 MiB live = %d MiB, want at least 4/3 of the live heap", got>>20)
+	}
+}
+
+// The input read raises the limit to perByte times it, within the
+// ceiling; the target fleet's stays at the floor.
+func TestLimitFollowsTheInput(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	const mib = 1 << 20
+	start(Floor, 3000*mib)
+	Input(27 * mib) // the target fleet's YAML
+	if got := Limit(); got != Floor {
+		t.Errorf("limit after 27 MiB of input = %d MiB, want the floor", got/mib)
+	}
+	Input(55 * mib) // three times it
+	if got := Limit(); got != 82*perByte*mib {
+		t.Errorf("limit after 82 MiB of input = %d MiB, want %d", got/mib, 82*perByte)
+	}
+	Input(1000 * mib)
+	if got := Limit(); got != 3000*mib {
+		t.Errorf("limit past the ceiling = %d MiB, want the ceiling", got/mib)
 	}
 }
