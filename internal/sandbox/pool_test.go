@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -12,6 +13,11 @@ import (
 
 func init() {
 	Register("pid", func([]byte) ([]byte, error) { return []byte(strconv.Itoa(os.Getpid())), nil })
+	Register("chatty", func(req []byte) ([]byte, error) {
+		fmt.Println("a library's warning, on stdout")
+		fmt.Fprint(os.Stdout, "\x4f\x00\x00")
+		return req, nil
+	})
 	Register("nap", func(req []byte) ([]byte, error) {
 		ms, _ := strconv.Atoi(string(req))
 		time.Sleep(time.Duration(ms) * time.Millisecond)
@@ -39,6 +45,18 @@ func TestPoolReusesAChild(t *testing.T) {
 	for range 5 {
 		if got, err := poolRun(t, p, "pid", ""); err != nil || got != first {
 			t.Fatalf("a later job ran in %q (%v), not in the first child %q", got, err, first)
+		}
+	}
+}
+
+// What a job prints on stdout does not reach the answers: the child
+// goes on answering in step.
+func TestPoolJobsPrintingToStdout(t *testing.T) {
+	p := NewPool(1, Limits{Timeout: 10 * time.Second})
+	defer p.Close()
+	for _, req := range []string{"one", "two", "three"} {
+		if got, err := poolRun(t, p, "chatty", req); err != nil || got != req {
+			t.Fatalf("answer %q (%v), want %q", got, err, req)
 		}
 	}
 }

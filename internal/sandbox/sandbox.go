@@ -91,6 +91,11 @@ func serve() int {
 	confine(mem, timeout)
 	r := bufio.NewReader(os.Stdin)
 	w := bufio.NewWriter(os.Stdout)
+	// The answers' channel is this process's stdout, and only serve
+	// writes it: a library that prints (a warning, a debug line) prints
+	// to stderr, which the parent reads only to say why a child ended,
+	// instead of into the frames.
+	os.Stdout = os.Stderr
 	for {
 		name, req, err := readRequest(r)
 		if errors.Is(err, io.EOF) {
