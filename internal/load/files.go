@@ -82,22 +82,7 @@ func Load(ctx context.Context, paths []string, opt Options) ([]*Object, error) {
 	defer opt.pool.Close()
 	results := make([][]*Object, len(files))
 	errs := make([]error, len(files))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(files)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				results[i], errs[i] = readSource(ctx, files[i], opt)
-			}
-		}()
-	}
-	for i := range files {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
+	parallel(len(files), func(i int) { results[i], errs[i] = readSource(ctx, files[i], opt) })
 	var out []*Object
 	for i := range files {
 		if errs[i] != nil {
@@ -113,6 +98,24 @@ func Load(ctx context.Context, paths []string, opt Options) ([]*Object, error) {
 		return nil, err
 	}
 	return out, opt.Helm.unusedScoped()
+}
+
+// parallel calls do(i) for every i below n, on one worker per CPU.
+func parallel(n int, do func(i int)) {
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Go(func() {
+			for i := range jobs {
+				do(i)
+			}
+		})
+	}
+	for i := range n {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
 }
 
 func readSource(ctx context.Context, src *Source, opt Options) ([]*Object, error) {

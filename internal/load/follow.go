@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 
 	"sigs.k8s.io/yaml"
 
@@ -76,20 +74,7 @@ func follow(ctx context.Context, objs []*Object, opt Options) ([]*Object, error)
 func renderReleases(ctx context.Context, rels []release, opt Options) ([][]*Object, error) {
 	out := make([][]*Object, len(rels))
 	errs := make([]error, len(rels))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(rels)) {
-		wg.Go(func() {
-			for i := range jobs {
-				out[i], errs[i] = renderRelease(ctx, rels[i], opt)
-			}
-		})
-	}
-	for i := range rels {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
+	parallel(len(rels), func(i int) { out[i], errs[i] = renderRelease(ctx, rels[i], opt) })
 	for i, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", rels[i].from.Where(), err)

@@ -85,19 +85,22 @@ func TestAnswers(t *testing.T) {
 	}
 }
 
+// bounds are a job that breaks each bound, and the one line that says so.
+var bounds = []struct {
+	job  string
+	lim  Limits
+	want string
+}{
+	{"spin", Limits{Timeout: 500 * time.Millisecond}, "chart/Chart.yaml: not done after 500ms"},
+	{"grow", Limits{Timeout: 20 * time.Second, Memory: 64 << 20}, "chart/Chart.yaml: used more than 64Mi of memory"},
+	{"recurse", Limits{Timeout: 20 * time.Second}, "chart/Chart.yaml: its templates recurse without end"},
+	{"flood", Limits{Timeout: 20 * time.Second, Answer: 1 << 20}, "chart/Chart.yaml: rendered more than 1Mi"},
+}
+
 // Each bound ends the child and is one line naming the input and the
 // limit, within about the time given.
 func TestBounds(t *testing.T) {
-	for _, c := range []struct {
-		job  string
-		lim  Limits
-		want string
-	}{
-		{"spin", Limits{Timeout: 500 * time.Millisecond}, "chart/Chart.yaml: not done after 500ms"},
-		{"grow", Limits{Timeout: 20 * time.Second, Memory: 64 << 20}, "chart/Chart.yaml: used more than 64Mi of memory"},
-		{"recurse", Limits{Timeout: 20 * time.Second}, "chart/Chart.yaml: its templates recurse without end"},
-		{"flood", Limits{Timeout: 20 * time.Second, Answer: 1 << 20}, "chart/Chart.yaml: rendered more than 1Mi"},
-	} {
+	for _, c := range bounds {
 		_, took, err := run(t, c.job, "", c.lim)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line starting %q", c.job, err, c.want)
