@@ -98,6 +98,7 @@ var examples = map[string][]string{
 	"plan":       {"drvcheck plan lab-node-1 --driver 550.90.07 testdata/lab --matrix testdata/lab/support-matrix.csv", "drvcheck plan --all --driver 570.86.15 testdata/operator/rollout --matrix testdata/lab/support-matrix.csv"},
 	"status":     {"drvcheck status testdata/lab --matrix testdata/lab/support-matrix.csv", "drvcheck status --context prod -o json"},
 	"verify":     {"drvcheck verify", "drvcheck verify testdata/policies/acme"},
+	"rules":      {"drvcheck rules", "drvcheck rules --policy testdata/policies/acme -o markdown"},
 	"input":      {"drvcheck input testdata/lab", "drvcheck input testdata/lab --policy testdata/policies/acme"},
 	"snapshot":   {"drvcheck snapshot nodes --file .drvcheck/nodes.yaml", "drvcheck snapshot nodes testdata/lab --gpu-only"},
 	"version":    {"drvcheck version", "drvcheck --version"},

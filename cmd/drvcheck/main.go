@@ -60,6 +60,7 @@ func init() {
 		{"diff", "OLD NEW [PATH...] | --diff-base REF [PATH...]", "what an operator configuration change does: no-op, restart-only or full rollout, and its rollout", runDiff},
 		{"status", "[PATH...]", "one row per GPU node: driver, tag, image, upgrade state, cordon, stall", runStatus},
 		{"verify", "[DIR...]", "run the Rego unit tests (*_test.rego) of the built-in and your policies", runVerify},
+		{"rules", "", "list every rule, built-in and --policy, from its meta (-o markdown is docs/rules.md)", runRules},
 		{"input", "[PATH...]", "print the input document the rules read, as JSON (live cluster without PATH)", runInput},
 		{"snapshot", "nodes [PATH...]", "write the nodes (labels, taints, allocatable, conditions) for check --nodes", runSnapshot},
 		{"version", "", "print the version, commit and OPA version (also --version)", runVersion},
