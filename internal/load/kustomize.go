@@ -11,6 +11,7 @@ import (
 
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/yaml"
 
 	"github.com/drvcheck/drvcheck/internal/oneline"
@@ -94,6 +95,11 @@ func buildKustomization(ctx context.Context, dir string, opt Options) ([]*Object
 
 // buildInChild is the kustomize job, in the sandbox.
 func buildInChild(job *kustomizeJob, fsys *repofs.FS) (*kustomizeAnswer, error) {
+	// kyaml keeps the OpenAPI schema in a global, and an openapi field sets
+	// it for the builds that follow in the same child without resetting
+	// it after: each build starts from the default schema, as in a child
+	// of its own.
+	openapi.ResetOpenAPI()
 	opt := krusty.MakeDefaultOptions()
 	opt.PluginConfig = types.DisabledPluginConfig()
 	m, err := krusty.MakeKustomizer(opt).Run(kustFS{fsys}, job.Dir)

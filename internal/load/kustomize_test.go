@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -77,4 +78,52 @@ func TestKustomizationErrors(t *testing.T) {
 			t.Errorf("%s: %v, want one line with %q", d, err, want)
 		}
 	}
+}
+
+// A build's OpenAPI schema (a kustomization's openapi field) is that
+// build's alone: with the renders in one child, one after another, the
+// next build's strategic-merge patch still merges containers by name
+// instead of replacing the list (kyaml keeps the schema in a global).
+func TestKustomizeSchemaStaysWithItsBuild(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // one child takes every build
+	dir := t.TempDir()
+	schema := `{"definitions": {
+ "io.k8s.api.apps.v1.Deployment": {"type": "object",
+   "x-kubernetes-group-version-kind": [{"group": "apps", "kind": "Deployment", "version": "v1"}],
+   "properties": {"spec": {"$ref": "#/definitions/x.Spec"}}},
+ "x.Spec": {"type": "object", "properties": {"template": {"$ref": "#/definitions/x.Template"}}},
+ "x.Template": {"type": "object", "properties": {"spec": {"$ref": "#/definitions/x.PodSpec"}}},
+ "x.PodSpec": {"type": "object", "properties": {"containers": {"type": "array", "items": {"type": "object"}}}}}}`
+	files := map[string]string{
+		".git/HEAD":            "ref: refs/heads/main\n",
+		"a/kustomization.yaml": "resources: [cm.yaml]\nopenapi:\n  path: schema.json\n",
+		"a/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+		"a/schema.json":        schema,
+		"b/kustomization.yaml": "resources: [dep.yaml]\npatches:\n- patch: |-\n    apiVersion: apps/v1\n    kind: Deployment\n    metadata: {name: w}\n    spec:\n      template:\n        spec:\n          containers:\n          - name: c\n            image: cuda:12.4\n",
+		"b/dep.yaml":           "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        image: cuda:12.2\n        resources: {limits: {nvidia.com/gpu: 8}}\n      - name: sidecar\n        image: busybox\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	objs, err := Load(context.Background(), []string{dir}, optsFor(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if o.Kind != "Deployment" {
+			continue
+		}
+		containers, _ := At(o.Raw, "spec", "template", "spec", "containers").([]any)
+		if len(containers) != 2 || At(containers[0], "resources", "limits", "nvidia.com/gpu") == nil {
+			t.Errorf("the Deployment of b, built after a's schema: containers %v", containers)
+		}
+		return
+	}
+	t.Fatal("no Deployment built")
 }
