@@ -81,13 +81,15 @@ func Load(ctx context.Context, paths []string, opt Options) ([]*Object, error) {
 	opt.pool = sandbox.NewPool(runtime.GOMAXPROCS(0), renderLimits(opt))
 	defer opt.pool.Close()
 	results := make([][]*Object, len(files))
-	errs := make([]error, len(files))
-	parallel(len(files), func(i int) { results[i], errs[i] = readSource(ctx, files[i], opt) })
+	err = parallel(ctx, len(files), func(ctx context.Context, i int) (err error) {
+		results[i], err = readSource(ctx, files[i], opt)
+		return err
+	})
+	if err != nil {
+		return nil, err // the first failing file, in path order
+	}
 	var out []*Object
 	for i := range files {
-		if errs[i] != nil {
-			return nil, errs[i] // the first failing file, in path order
-		}
 		out = append(out, results[i]...)
 	}
 	installs(out, opt)
@@ -100,14 +102,22 @@ func Load(ctx context.Context, paths []string, opt Options) ([]*Object, error) {
 	return out, opt.Helm.unusedScoped()
 }
 
-// parallel calls do(i) for every i below n, on one worker per CPU.
-func parallel(n int, do func(i int)) {
+// parallel calls do for every i below n, on one worker per CPU, and
+// returns the error of the lowest i that failed. A failure at i cancels
+// the calls after i still running and skips those not started: a chart
+// that fails at once ends the run at once, not after every other render's
+// deadline (and then a --timeout that names no chart). The calls before i
+// go on, so the error is the same whatever order the workers ran in.
+func parallel(ctx context.Context, n int, do func(ctx context.Context, i int) error) error {
+	p := &pass{first: n, errs: make([]error, n), cancels: make([]context.CancelFunc, n)}
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Go(func() {
 			for i := range jobs {
-				do(i)
+				if c, ok := p.start(ctx, i); ok {
+					p.done(i, do(c, i))
+				}
 			}
 		})
 	}
@@ -116,6 +126,47 @@ func parallel(n int, do func(i int)) {
 	}
 	close(jobs)
 	wg.Wait()
+	if p.first < n {
+		return p.errs[p.first]
+	}
+	return nil
+}
+
+// pass is the state of one parallel call.
+type pass struct {
+	mu      sync.Mutex
+	first   int // the lowest i that failed; n while none did
+	errs    []error
+	cancels []context.CancelFunc // of the calls running
+}
+
+// start gives call i its context, or false when a call before it failed.
+func (p *pass) start(ctx context.Context, i int) (context.Context, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if i > p.first {
+		return nil, false
+	}
+	c, cancel := context.WithCancel(ctx)
+	p.cancels[i] = cancel
+	return c, true
+}
+
+// done records call i's error; a failure cancels the calls after it.
+func (p *pass) done(i int, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cancels[i]()
+	p.cancels[i] = nil
+	if err == nil || i > p.first {
+		return
+	}
+	p.errs[i], p.first = err, i
+	for _, cancel := range p.cancels[i+1:] {
+		if cancel != nil {
+			cancel()
+		}
+	}
 }
 
 func readSource(ctx context.Context, src *Source, opt Options) ([]*Object, error) {

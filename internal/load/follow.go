@@ -73,14 +73,13 @@ func follow(ctx context.Context, objs []*Object, opt Options) ([]*Object, error)
 // first release's error in that order.
 func renderReleases(ctx context.Context, rels []release, opt Options) ([][]*Object, error) {
 	out := make([][]*Object, len(rels))
-	errs := make([]error, len(rels))
-	parallel(len(rels), func(i int) { out[i], errs[i] = renderRelease(ctx, rels[i], opt) })
-	for i, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", rels[i].from.Where(), err)
+	err := parallel(ctx, len(rels), func(ctx context.Context, i int) (err error) {
+		if out[i], err = renderRelease(ctx, rels[i], opt); err != nil {
+			return fmt.Errorf("%s: %w", rels[i].from.Where(), err)
 		}
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // renderRelease renders the chart of r with the values, release name and

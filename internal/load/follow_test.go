@@ -3,7 +3,11 @@ package load
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/drvcheck/drvcheck/internal/fleetgen"
 )
@@ -66,5 +70,47 @@ func TestFollowManyApplications(t *testing.T) {
 		if fmt.Sprint(replicas) != fmt.Sprint(1+i%3) || cluster != fmt.Sprintf("cluster-%04d", i/10) {
 			t.Errorf("%s: replicas %v, cluster %v; the Application says %d and cluster-%04d", key, replicas, cluster, 1+i%3, i/10)
 		}
+	}
+}
+
+// A release that fails ends the renders still running: the run says which
+// one failed at once, not after every other render's deadline.
+func TestFollowFailureEndsTheOtherRenders(t *testing.T) {
+	dir := t.TempDir()
+	app := func(name, chart, values string) string {
+		return "---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: " + name + ", namespace: argocd}\n" +
+			"spec:\n  source:\n    repoURL: https://git.example.com/r.git\n    path: charts/" + chart + "\n    helm:\n      valuesObject: {" + values + "}\n" +
+			"  destination: {namespace: default}\n"
+	}
+	apps := app("a00", "f", "boom: true")
+	for i := range 4 {
+		apps += app(fmt.Sprintf("a%02d", i+1), "loop", "loop: true")
+	}
+	files := map[string]string{
+		".git/HEAD":                     "ref: refs/heads/main\n",
+		"apps.yaml":                     apps,
+		"charts/f/Chart.yaml":           "apiVersion: v2\nname: f\nversion: 1.0.0\n",
+		"charts/f/templates/cm.yaml":    "{{ if .Values.boom }}{{ fail \"fast failure\" }}{{ end }}\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: f}\n",
+		"charts/loop/Chart.yaml":        "apiVersion: v2\nname: loop\nversion: 1.0.0\n",
+		"charts/loop/templates/cm.yaml": "{{ if .Values.loop }}{{ range until 100000 }}{{ range until 100000 }}{{ end }}{{ end }}{{ end }}\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: loop}\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opt := optsFor(t, dir)
+	opt.RenderTimeout = time.Minute
+	start := time.Now()
+	_, err := Load(context.Background(), []string{dir}, opt)
+	if err == nil || !strings.Contains(err.Error(), "Application/argocd/a00") || !strings.Contains(err.Error(), "fast failure") {
+		t.Errorf("error %v, want a00's fast failure", err)
+	}
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("took %s: the looping renders ran on after a00 failed", took)
 	}
 }
