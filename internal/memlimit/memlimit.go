@@ -114,9 +114,13 @@ func raised(limit, live, ceiling int64) int64 {
 	return min(live*room, ceiling)
 }
 
-// Input counts n more bytes of input read (a file, a render's output)
-// and raises the limit to perByte times all the input read, within the
-// ceiling. Before Tune, and under GOMEMLIMIT, it does nothing.
+// Input counts n more bytes of input read (a file of objects) and raises
+// the limit to perByte times all the input read, within the ceiling.
+// Renders are not counted: their answers carry the chart's files as well
+// as the objects, and 2,000 Argo CD Applications of one chart (60 MB of
+// answers, 500 MB live) must stay within 1 GiB; a render that makes a
+// large heap raises the limit by the heap. Before Tune, and under
+// GOMEMLIMIT, it does nothing.
 func Input(n int64) {
 	mu.Lock()
 	defer mu.Unlock()

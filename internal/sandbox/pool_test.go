@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +18,18 @@ func init() {
 		fmt.Println("a library's warning, on stdout")
 		fmt.Fprint(os.Stdout, "\x4f\x00\x00")
 		return req, nil
+	})
+	Register("bloat", func([]byte) ([]byte, error) {
+		keep := make([][]byte, 0, 200)
+		for range 200 {
+			b := make([]byte, 1<<20)
+			for i := range b {
+				b[i] = 1
+			}
+			keep = append(keep, b)
+		}
+		runtime.KeepAlive(keep)
+		return []byte(strconv.Itoa(os.Getpid())), nil
 	})
 	Register("nap", func(req []byte) ([]byte, error) {
 		ms, _ := strconv.Atoi(string(req))
@@ -125,4 +138,42 @@ func TestPoolRunsSizeAtOnce(t *testing.T) {
 	if took := time.Since(start); took < 800*time.Millisecond {
 		t.Errorf("8 jobs of 200ms in 2 children took %s: more ran at once", took)
 	}
+}
+
+// A child gives back what a large job took before it waits for the next:
+// idle, it holds little, whatever its last render held.
+func TestPoolChildIdlesSmall(t *testing.T) {
+	p := NewPool(1, Limits{Timeout: 20 * time.Second})
+	defer p.Close()
+	if _, err := poolRun(t, p, "bloat", ""); err != nil {
+		t.Fatal(err)
+	}
+	pid, err := poolRun(t, p, "pid", "") // answered once the child is idle again
+	if err != nil {
+		t.Fatal(err)
+	}
+	rss := vmRSS(t, pid)
+	if rss > 2*idleMemory {
+		t.Errorf("the child holds %d MiB after a job of 200 MiB, want it given back", rss>>20)
+	}
+}
+
+// vmRSS reads a process's resident memory from /proc.
+func vmRSS(t *testing.T, pid string) int64 {
+	t.Helper()
+	data, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		t.Skip("no /proc:", err)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmRSS")
+	return 0
 }

@@ -110,10 +110,36 @@ func serve() int {
 		if err != nil {
 			answer = []byte(err.Error())
 		}
+		giveBack() // the job's garbage, before the parent reads the answer
 		if writeAnswer(w, err == nil, answer) != nil {
 			return 1
 		}
+		giveBack() // the answer (dead here), before the child waits
 	}
+}
+
+// idleMemory is what a child may hold between jobs.
+const idleMemory = 64 << 20
+
+// giveBack returns to the system what a large job left, before the child
+// waits for the next: a child holding its last render's peak, hundreds of
+// megabytes, while the parent grows, took a run past 1 GiB that one child
+// per render kept under it. Small jobs leave little, and pay nothing.
+func giveBack() {
+	if held() > idleMemory {
+		debug.FreeOSMemory()
+	}
+}
+
+// held is the memory the child holds: mapped and not released. The
+// watch and the jobs' loop read it at once, each into samples of its own.
+func held() int64 {
+	samples := []metrics.Sample{
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+	}
+	metrics.Read(samples)
+	return int64(samples[0].Value.Uint64() - samples[1].Value.Uint64())
 }
 
 // jobStart is when the child's job began (Unix nanoseconds), 0 between
@@ -164,13 +190,8 @@ func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { retur
 // deadline names it first). It samples often: a template can allocate
 // hundreds of megabytes a second.
 func watch(mem int64, timeout time.Duration) {
-	samples := []metrics.Sample{
-		{Name: "/memory/classes/total:bytes"},
-		{Name: "/memory/classes/heap/released:bytes"},
-	}
 	for {
-		metrics.Read(samples)
-		if int64(samples[0].Value.Uint64()-samples[1].Value.Uint64()) > mem {
+		if held() > mem {
 			os.Exit(exitMemory)
 		}
 		if start := jobStart.Load(); timeout > 0 && start != 0 && time.Since(time.Unix(0, start)) > timeout+time.Second {
