@@ -350,24 +350,40 @@ func walk(root string, opt Options) ([]*Source, error) {
 }
 
 // onlyRoots drops the kustomizations another one of the walk builds (a
-// base its overlays use), which are deployed through it, not alone.
+// base its overlays use), which are deployed through it, not alone. Only a
+// root's build covers one: kustomizations that use each other in a cycle,
+// none of them a root, are each built (and their build names the cycle),
+// where dropping them all checked nothing and passed.
 func onlyRoots(fsys *repofs.FS, srcs []*Source) []*Source {
+	reach := map[string]map[string]bool{} // each kustomization's local dirs, itself included
 	used := map[string]bool{}
 	for _, s := range srcs {
 		if !s.kustomize {
 			continue
 		}
 		self, _ := filepath.Abs(s.Name)
-		for d := range localDirs(fsys, s.Name) {
+		reach[self] = localDirs(fsys, s.Name)
+		for d := range reach[self] {
 			if d != self {
 				used[d] = true
+			}
+		}
+	}
+	covered := map[string]bool{}
+	for self, dirs := range reach {
+		if used[self] {
+			continue
+		}
+		for d := range dirs {
+			if d != self {
+				covered[d] = true
 			}
 		}
 	}
 	out := srcs[:0]
 	for _, s := range srcs {
 		abs, _ := filepath.Abs(s.Name)
-		if !s.kustomize || !used[abs] {
+		if !s.kustomize || !covered[abs] {
 			out = append(out, s)
 		}
 	}

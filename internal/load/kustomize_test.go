@@ -127,3 +127,29 @@ func TestKustomizeSchemaStaysWithItsBuild(t *testing.T) {
 	}
 	t.Fatal("no Deployment built")
 }
+
+// Kustomizations that use each other in a cycle are no one's base: the
+// walk builds them, and the build's error names the cycle, instead of
+// checking nothing and passing.
+func TestKustomizationCycleIsBuilt(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		".git/HEAD":              "ref: refs/heads/main\n",
+		"k/a/kustomization.yaml": "resources: [../b, dep.yaml]\n",
+		"k/a/dep.yaml":           "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\n",
+		"k/b/kustomization.yaml": "resources: [../a]\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	objs, err := Load(context.Background(), []string{filepath.Join(dir, "k")}, optsFor(t, dir))
+	if err == nil || !strings.Contains(err.Error(), "kustomization.yaml") {
+		t.Errorf("a cycle of kustomizations: %d objects, error %v; want the build's error", len(objs), err)
+	}
+}
