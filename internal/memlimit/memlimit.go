@@ -1,8 +1,8 @@
 // Package memlimit sets the garbage collector's targets for a run of
 // drvcheck: the memory limit follows the input as it is read and the heap
-// it needs, within the memory the machine offers, instead of a fixed figure the live heap of a
-// large fleet passes (which left the collector running without pause: a
-// 15,000-node fleet took 5x the time of 5,000).
+// it needs, within the memory the machine offers, instead of a fixed
+// figure the live heap of a large fleet passes (which left the collector
+// running without pause: a 15,000-node fleet took 5x the time of 5,000).
 package memlimit
 
 import (
@@ -117,8 +117,8 @@ func raised(limit, live, ceiling int64) int64 {
 // Input counts n more bytes of input read (a file of objects) and raises
 // the limit to perByte times all the input read, within the ceiling.
 // Renders are not counted: their answers carry the chart's files as well
-// as the objects, and 2,000 Argo CD Applications of one chart (60 MB of
-// answers, 500 MB live) must stay within 1 GiB; a render that makes a
+// as the objects, and 2,000 Argo CD Applications of one chart (tens of
+// megabytes of answers, 500 MB live) must stay within 1 GiB; a render that makes a
 // large heap raises the limit by the heap. Before Tune, and under
 // GOMEMLIMIT, it does nothing.
 func Input(n int64) {
