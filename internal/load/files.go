@@ -78,7 +78,7 @@ func Load(ctx context.Context, paths []string, opt Options) ([]*Object, error) {
 		return nil, err
 	}
 	opt.Helm.used = &sync.Map{}
-	opt.pool = sandbox.NewPool(runtime.GOMAXPROCS(0), renderLimits(opt))
+	opt.pool = sandbox.NewPool(renderChildren(), renderLimits(opt))
 	defer opt.pool.Close()
 	results := make([][]*Object, len(files))
 	err = parallel(ctx, len(files), func(ctx context.Context, i int) (err error) {
@@ -101,6 +101,14 @@ func Load(ctx context.Context, paths []string, opt Options) ([]*Object, error) {
 	}
 	return out, opt.Helm.unusedScoped()
 }
+
+// maxChildren bounds the sandbox children of a run: one per CPU, up to
+// four, so that hostile charts hold at most four memory ceilings at once
+// on a runner of many cores (each child may reach its ceiling and more
+// before its sampler sees it), while 2,000 renders still take seconds.
+const maxChildren = 4
+
+func renderChildren() int { return min(runtime.GOMAXPROCS(0), maxChildren) }
 
 // parallel calls do for every i below n, on one worker per CPU, and
 // returns the error of the lowest i that failed. A failure at i cancels

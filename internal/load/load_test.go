@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -287,5 +288,16 @@ func TestLargeListWithoutAliasesReads(t *testing.T) {
 	objs, err := Parse(&Source{Name: "nodes.json"}, []byte(b.String()))
 	if err != nil || len(objs) != 1000 {
 		t.Fatalf("%d objects, %v", len(objs), err)
+	}
+}
+
+// A run starts one render child per CPU, and never more than four.
+func TestRenderChildrenAreBounded(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for procs, want := range map[int]int{1: 1, 2: 2, 4: 4, 64: 4} {
+		runtime.GOMAXPROCS(procs)
+		if got := renderChildren(); got != want {
+			t.Errorf("%d CPUs: %d children, want %d", procs, got, want)
+		}
 	}
 }
