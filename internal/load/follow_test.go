@@ -3,8 +3,6 @@ package load
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -95,13 +93,7 @@ func TestFollowFailureEndsTheOtherRenders(t *testing.T) {
 		"charts/loop/templates/cm.yaml": "{{ if .Values.loop }}{{ range until 100000 }}{{ range until 100000 }}{{ end }}{{ end }}{{ end }}\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: loop}\n",
 	}
 	for name, text := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		write(t, dir, name, text)
 	}
 	opt := optsFor(t, dir)
 	opt.RenderTimeout = time.Minute

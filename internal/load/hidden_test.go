@@ -2,7 +2,6 @@ package load
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -20,13 +19,7 @@ func TestWalkSkipsHiddenFiles(t *testing.T) {
 		"k8s/.hidden.yaml":         "apiVersion: v1\nkind: Node\nmetadata: {name: b}\n",
 	}
 	for name, content := range files {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		write(t, dir, name, content)
 	}
 	objs, err := Load(context.Background(), []string{dir}, Options{})
 	if err != nil {

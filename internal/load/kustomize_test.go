@@ -103,13 +103,7 @@ func TestKustomizeSchemaStaysWithItsBuild(t *testing.T) {
 		"b/dep.yaml":           "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        image: cuda:12.2\n        resources: {limits: {nvidia.com/gpu: 8}}\n      - name: sidecar\n        image: busybox\n",
 	}
 	for name, text := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		write(t, dir, name, text)
 	}
 	objs, err := Load(context.Background(), []string{dir}, optsFor(t, dir))
 	if err != nil {
@@ -140,13 +134,7 @@ func TestKustomizationCycleIsBuilt(t *testing.T) {
 		"k/b/kustomization.yaml": "resources: [../a]\n",
 	}
 	for name, text := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		write(t, dir, name, text)
 	}
 	objs, err := Load(context.Background(), []string{filepath.Join(dir, "k")}, optsFor(t, dir))
 	if err == nil || !strings.Contains(err.Error(), "kustomization.yaml") {
