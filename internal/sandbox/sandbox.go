@@ -96,6 +96,7 @@ func serve() int {
 	// to stderr, which the parent reads only to say why a child ended,
 	// instead of into the frames.
 	os.Stdout = os.Stderr
+	m := newMeter()
 	for {
 		name, req, err := readRequest(r)
 		if errors.Is(err, io.EOF) {
@@ -110,11 +111,11 @@ func serve() int {
 		if err != nil {
 			answer = []byte(err.Error())
 		}
-		giveBack() // the job's garbage, before the parent reads the answer
+		giveBack(m) // the job's garbage, before the parent reads the answer
 		if writeAnswer(w, err == nil, answer) != nil {
 			return 1
 		}
-		giveBack() // the answer (dead here), before the child waits
+		giveBack(m) // the answer (dead here), before the child waits
 	}
 }
 
@@ -125,21 +126,24 @@ const idleMemory = 64 << 20
 // waits for the next: a child holding its last render's peak, hundreds of
 // megabytes, while the parent grows, took a run past 1 GiB that one child
 // per render kept under it. Small jobs leave little, and pay nothing.
-func giveBack() {
-	if held() > idleMemory {
+func giveBack(m meter) {
+	if m.held() > idleMemory {
 		debug.FreeOSMemory()
 	}
 }
 
-// held is the memory the child holds: mapped and not released. The
-// watch and the jobs' loop read it at once, each into samples of its own.
-func held() int64 {
-	samples := []metrics.Sample{
-		{Name: "/memory/classes/total:bytes"},
-		{Name: "/memory/classes/heap/released:bytes"},
-	}
-	metrics.Read(samples)
-	return int64(samples[0].Value.Uint64() - samples[1].Value.Uint64())
+// meter reads the memory the child holds: mapped and not released. The
+// watch and the jobs' loop read it at once, each with a meter of its own,
+// made once: the watch samples every 2 ms.
+type meter []metrics.Sample
+
+func newMeter() meter {
+	return meter{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+}
+
+func (m meter) held() int64 {
+	metrics.Read(m)
+	return int64(m[0].Value.Uint64() - m[1].Value.Uint64())
 }
 
 // jobStart is when the child's job began (Unix nanoseconds), 0 between
@@ -190,8 +194,9 @@ func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { retur
 // deadline names it first). It samples often: a template can allocate
 // hundreds of megabytes a second.
 func watch(mem int64, timeout time.Duration) {
+	m := newMeter()
 	for {
-		if held() > mem {
+		if m.held() > mem {
 			os.Exit(exitMemory)
 		}
 		if start := jobStart.Load(); timeout > 0 && start != 0 && time.Since(time.Unix(0, start)) > timeout+time.Second {
