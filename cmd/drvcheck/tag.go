@@ -11,6 +11,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/cluster"
+	"github.com/drvcheck/drvcheck/internal/imageref"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/render"
@@ -132,7 +133,7 @@ func checkTag(ctx context.Context, e *env, cfg runner.Config, tag string) error 
 	}
 	cat, err := catalog.Read(ctx, cfg.Sources())
 	if err == nil {
-		cat, err = runner.Confirm(ctx, cfg, cat, []string{tag})
+		cat, err = runner.Confirm(ctx, cfg, cat, []imageref.Ref{{Tag: tag}})
 	}
 	if err != nil {
 		return err

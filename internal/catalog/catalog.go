@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/imageref"
 )
 
 // Catalog is the union of the tags of several sources.
@@ -60,10 +60,10 @@ func (c *Catalog) Add(source string, tags []string) {
 		if have := c.tags[t]; !slices.Contains(have, source) {
 			c.tags[t] = append(have, source)
 		}
-		if v, _, ok := strings.Cut(t, "-"); ok {
+		if v, ok := imageref.TagVersion(t); ok {
 			c.versions[v] = true
 		}
-		if branch, kernel, osTag, ok := nodefacts.SplitTag(t); ok {
+		if branch, kernel, osTag, ok := imageref.SplitDriverTag(t); ok {
 			c.pairs[pair{Kernel, branch, osTag}] = true
 			c.pairs[pair{Branch, kernel, osTag}] = true
 			c.pairs[pair{OS, branch, kernel}] = true
@@ -81,11 +81,10 @@ func (c *Catalog) AddRepository(source, repository string, tags []string) {
 
 // AddImages records whole references, repository:tag, that source says
 // exist; they count only for their repository.
-func (c *Catalog) AddImages(source string, refs []string) {
+func (c *Catalog) AddImages(source string, refs []imageref.Ref) {
 	c.sources = append(c.sources, source)
 	for _, ref := range refs {
-		repo, tag := nodefacts.SplitRef(ref)
-		c.addTo(source, repo, []string{tag})
+		c.addTo(source, ref.Repository, []string{ref.Tag})
 	}
 }
 
@@ -138,14 +137,14 @@ func (c *Catalog) AddCached(source, repository string, tags []string, fetched ti
 // references, repository:tag) is in no source: a
 // cached listing only says a tag existed, and the image may have been
 // pushed since. None when every tag is present or no source was cached.
-func (c *Catalog) Doubtful(tags []string) []Cached {
+func (c *Catalog) Doubtful(refs []imageref.Ref) []Cached {
 	if len(c.cached) == 0 {
 		return nil
 	}
-	for _, t := range tags {
-		v := c.Check(t)
-		if strings.Contains(t, "/") {
-			v = c.CheckImage(nodefacts.SplitRef(t))
+	for _, r := range refs {
+		v := c.Check(r.Tag)
+		if r.Repository != "" {
+			v = c.CheckImage(r.Repository, r.Tag)
 		}
 		if v.Checked && !v.Present {
 			return slices.Clone(c.cached)

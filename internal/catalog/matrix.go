@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/drvcheck/drvcheck/internal/imageref"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/repofs"
 )
@@ -26,20 +27,20 @@ const (
 // Row is one combination of a support matrix, or one whole tag.
 type Row struct {
 	Branch, Kernel, OSTag string
-	FullTag               string // a row of a TagHeader matrix
-	Ref                   string // a row of an ImageHeader matrix
+	FullTag               string       // a row of a TagHeader matrix
+	Ref                   imageref.Ref // a row of an ImageHeader matrix
 	Line                  int
 }
 
 // Tag is the image tag the row stands for.
 func (r Row) Tag() string {
-	if r.Ref != "" {
-		return r.Ref
+	if r.Ref.Repository != "" {
+		return r.Ref.String()
 	}
 	if r.FullTag != "" {
 		return r.FullTag
 	}
-	return nodefacts.TagFor(r.Branch, r.Kernel, r.OSTag)
+	return imageref.DriverTag(r.Branch, r.Kernel, r.OSTag)
 }
 
 // ReadMatrix reads a support-matrix CSV file the user named, through the
@@ -112,7 +113,7 @@ func parseTagRow(rec []string, line int) (Row, error) {
 	if len(rec) != 1 || rec[0] == "" {
 		return Row{}, fmt.Errorf("want one field (%s), got %d", TagHeader, len(rec))
 	}
-	if !nodefacts.ValidTag(rec[0]) {
+	if !imageref.ValidTag(rec[0]) {
 		return Row{}, fmt.Errorf("tag %q is not an image tag", rec[0])
 	}
 	return Row{FullTag: rec[0], Line: line}, nil
@@ -123,11 +124,11 @@ func parseImageRow(rec []string, line int) (Row, error) {
 	if len(rec) != 1 || rec[0] == "" {
 		return Row{}, fmt.Errorf("want one field (%s), got %d", ImageHeader, len(rec))
 	}
-	repo, tag := nodefacts.SplitRef(rec[0])
-	if repo == "" || !nodefacts.ValidTag(tag) || strings.ContainsAny(repo, " \t@") {
+	ref, err := imageref.Parse(rec[0])
+	if err != nil || !imageref.ValidTag(ref.Tag) {
 		return Row{}, fmt.Errorf("image %q is not repository:tag", rec[0])
 	}
-	return Row{Ref: rec[0], Line: line}, nil
+	return Row{Ref: ref, Line: line}, nil
 }
 
 func trimAll(rec []string) []string {

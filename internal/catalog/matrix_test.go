@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/imageref"
 )
 
 func TestMatrixRowsAreTrimmedAndMadeIntoTags(t *testing.T) {
@@ -143,9 +143,8 @@ func FuzzParseMatrix(f *testing.F) {
 			return
 		}
 		for _, r := range rows {
-			if r.Ref != "" { // a row of an image matrix: repository:tag
-				repo, tag := nodefacts.SplitRef(r.Ref)
-				if repo == "" || !nodefacts.ValidTag(tag) || r.FullTag != "" || r.Branch != "" {
+			if r.Ref.Repository != "" { // a row of an image matrix: repository:tag
+				if !imageref.ValidTag(r.Ref.Tag) || r.Ref.Digest != "" || r.FullTag != "" || r.Branch != "" {
 					t.Fatalf("image row that is not repository:tag accepted: %+v", r)
 				}
 				continue
@@ -155,7 +154,7 @@ func FuzzParseMatrix(f *testing.F) {
 			if !whole && (r.FullTag != "" || r.Branch == "" || r.Kernel == "" || r.OSTag == "") {
 				t.Fatalf("row with an empty field accepted: %+v", r)
 			}
-			if whole && !nodefacts.ValidTag(r.FullTag) {
+			if whole && !imageref.ValidTag(r.FullTag) {
 				t.Fatalf("tag row that is not an image tag accepted: %+v", r)
 			}
 		}
@@ -170,7 +169,7 @@ func TestImageMatrix(t *testing.T) {
 		t.Fatalf("%v %+v", err, rows)
 	}
 	cat := New()
-	cat.AddImages("images.csv", []string{rows[0].Tag(), rows[1].Tag()})
+	cat.AddImages("images.csv", []imageref.Ref{rows[0].Ref, rows[1].Ref})
 	for _, c := range []struct {
 		repo, tag        string
 		checked, present bool

@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 
+	"github.com/drvcheck/drvcheck/internal/imageref"
 	"github.com/drvcheck/drvcheck/internal/registry"
 	"github.com/drvcheck/drvcheck/internal/repofs"
 )
@@ -40,13 +41,17 @@ func Matrices(src Sources) (*Catalog, error) {
 		if err != nil {
 			return nil, err
 		}
+		if len(rows) > 0 && rows[0].Ref.Repository != "" {
+			refs := make([]imageref.Ref, len(rows))
+			for i, r := range rows {
+				refs[i] = r.Ref
+			}
+			cat.AddImages(path, refs)
+			continue
+		}
 		tags := make([]string, len(rows))
 		for i, r := range rows {
 			tags[i] = r.Tag()
-		}
-		if len(rows) > 0 && rows[0].Ref != "" {
-			cat.AddImages(path, tags)
-			continue
 		}
 		cat.Add(path, tags)
 	}

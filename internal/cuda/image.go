@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/drvcheck/drvcheck/internal/imageref"
 )
 
 // cudaRepos are the repositories of NVIDIA's CUDA base images, whose tags
@@ -54,7 +56,8 @@ func (f Floor) Describe(c Compat) string {
 // ImageFloor returns the floor of image, and false when its CUDA release is
 // unknown (not a CUDA base image and in no table) or older than the tables.
 func (p Policy) ImageFloor(image string) (Floor, bool) {
-	repo, tag := SplitImage(image)
+	ref := imageref.Split(image)
+	repo, tag := ref.Repository, ref.Tag
 	if tag == "" {
 		return Floor{}, false
 	}
@@ -79,15 +82,4 @@ func (p Policy) ImageFloor(image string) (Floor, bool) {
 	b, ok := p.Compat.Floor(f.CUDA)
 	f.Branch = b
 	return f, ok
-}
-
-// SplitImage splits an image reference into repository and tag; the tag is
-// empty for a reference by digest only or without a tag.
-func SplitImage(image string) (repo, tag string) {
-	image, _, _ = strings.Cut(image, "@")
-	slash := strings.LastIndex(image, "/")
-	if colon := strings.LastIndex(image, ":"); colon > slash {
-		return image[:colon], image[colon+1:]
-	}
-	return image, ""
 }

@@ -3,9 +3,10 @@
 // driver image tag it needs, and the GPU Operator's upgrade state. It reads
 // both the current gpu-feature-discovery keys and the older ones, and it never
 // guesses: a label that is missing or empty is reported, and no tag is made.
-// It also owns the tag's format (TagFor, SplitTag) and how driver versions
-// are written (ParseBranch, CheckVersion), so that no other package spells
-// either.
+// It owns how driver versions are written (ParseBranch, CheckVersion), so
+// that no other package spells them; the tag's format is imageref's, and
+// which image a node gets is an Imager's (the lab's Labels, or the
+// operator's profile).
 package nodefacts
 
 import (
@@ -145,14 +146,6 @@ func Of(node *corev1.Node) Facts {
 	f.Image = Image{Version: f.Branch, Precompiled: true, OSTag: f.OSTag, Managed: true}
 	if why := Unmanaged(l); why != "" {
 		f.Image.Managed, f.Image.Reason = false, why
-	}
-	if len(f.Problems) == 0 {
-		f.Tag = TagFor(f.Branch, f.Kernel, f.OSTag)
-		if !ValidTag(f.Tag) {
-			f.Problems = append(f.Problems, Problem{Label: Kernel, Key: Kernel,
-				Reason: fmt.Sprintf("invalid (the tag %s would be longer than the 128 characters an image tag may have)", f.Tag)})
-			f.Tag = ""
-		}
 	}
 	return f
 }

@@ -37,7 +37,7 @@ func TestLabTags(t *testing.T) {
 		{labLabels("550", "90", "07", "6.8.0-52-generic", "24.04"), "550-6.8.0-52-generic-ubuntu24.04", "550.90.07"},
 	}
 	for _, c := range cases {
-		f := Of(nodeWith(c.labels))
+		f := lab(nodeWith(c.labels))
 		if f.Tag != c.tag || f.DriverVersion != c.driver || !f.GPU || len(f.Problems) != 0 {
 			t.Errorf("facts %+v, want tag %s driver %s", f, c.tag, c.driver)
 		}
@@ -49,7 +49,7 @@ func TestCurrentGFDKeysWinOverOlderOnes(t *testing.T) {
 	l["nvidia.com/cuda.driver-version.major"] = "570"
 	l["nvidia.com/cuda.driver-version.minor"] = "26"
 	l["nvidia.com/cuda.driver-version.revision"] = ""
-	f := Of(nodeWith(l))
+	f := lab(nodeWith(l))
 	if f.Branch != "570" || f.Tag != "570-5.15.0-107-generic-ubuntu22.04" || f.DriverVersion != "570.26" {
 		t.Fatalf("facts %+v", f)
 	}
@@ -59,7 +59,7 @@ func TestMissingAndEmptyLabelsAreNamedAndNoTagIsGuessed(t *testing.T) {
 	l := labLabels("550", "90", "07", "", "22.04")
 	delete(l, OSID)
 	delete(l, "nvidia.com/cuda.driver.major")
-	f := Of(nodeWith(l))
+	f := lab(nodeWith(l))
 	want := []Problem{
 		{Label: "nvidia.com/cuda.driver-version.major (or nvidia.com/cuda.driver.major)", Reason: "missing", Key: "nvidia.com/cuda.driver-version.major"},
 		{Label: Kernel, Reason: "empty", Key: Kernel},
@@ -74,7 +74,7 @@ func TestMissingAndEmptyLabelsAreNamedAndNoTagIsGuessed(t *testing.T) {
 }
 
 func TestNodeWithoutLabels(t *testing.T) {
-	f := Of(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "bare"}})
+	f := lab(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "bare"}})
 	if f.GPU || f.Tag != "" || len(f.Problems) != 4 {
 		t.Fatalf("facts %+v", f)
 	}
@@ -85,12 +85,9 @@ func TestUpgradeStateAndCordon(t *testing.T) {
 	l[UpgradeState] = "upgrade-done"
 	n := nodeWith(l)
 	n.Spec.Unschedulable = true
-	f := Of(n)
+	f := lab(n)
 	if f.UpgradeState != "upgrade-done" || !f.Unschedulable {
 		t.Fatalf("facts %+v", f)
-	}
-	if TagFor("550", "k", "ubuntu22.04") != "550-k-ubuntu22.04" {
-		t.Fatal("TagFor")
 	}
 }
 
@@ -108,28 +105,10 @@ func TestParseBranch(t *testing.T) {
 	}
 }
 
-func TestSplitTagInvertsTagFor(t *testing.T) {
-	for _, parts := range [][3]string{
-		{"550", "5.15.0-119-generic", "ubuntu22.04"},
-		{"535", "5.14.0-427.13.1.el9_4.x86_64", "rhel9.4"},
-		{"570", "6.8.0-1015-aws", "ubuntu24.04"},
-	} {
-		b, k, o, ok := SplitTag(TagFor(parts[0], parts[1], parts[2]))
-		if !ok || [3]string{b, k, o} != parts {
-			t.Errorf("SplitTag(TagFor(%q)) = %q %q %q %v", parts, b, k, o, ok)
-		}
-	}
-	for _, bad := range []string{"", "latest", "550", "550-ubuntu22.04", "r550-5.15.0-ubuntu22.04", "550-5.15.0-"} {
-		if _, _, _, ok := SplitTag(bad); ok {
-			t.Errorf("SplitTag(%q) ok", bad)
-		}
-	}
-}
-
 func TestUpgradedKeepsTheNodeAndItsKeyGeneration(t *testing.T) {
 	n := nodeWith(labLabels("535", "183", "06", "5.15.0-107-generic", "22.04"))
 	u := Upgraded(n, "550.90")
-	if f := Of(u); f.Tag != "550-5.15.0-107-generic-ubuntu22.04" || f.DriverVersion != "550.90" {
+	if f := lab(u); f.Tag != "550-5.15.0-107-generic-ubuntu22.04" || f.DriverVersion != "550.90" {
 		t.Errorf("upgraded facts %+v", f)
 	}
 	if _, ok := u.Labels["nvidia.com/cuda.driver-version.major"]; ok {
@@ -168,16 +147,17 @@ func TestLabelsThatCannotBeInATag(t *testing.T) {
 	} {
 		l := labLabels("550", "90", "07", "5.15.0-119-generic", "22.04")
 		l[key] = value
-		f := Of(nodeWith(l))
+		f := lab(nodeWith(l))
 		if f.Tag != "" || len(f.Problems) != 1 || f.Problems[0].Key != key || !strings.Contains(f.Problems[0].Reason, strconv.Quote(value)) {
 			t.Errorf("%s=%q: tag %q, problems %+v", key, value, f.Tag, f.Problems)
 		}
 	}
 	l := labLabels("550", "90", "07", strings.Repeat("k", 120), "22.04")
-	if f := Of(nodeWith(l)); f.Tag != "" || len(f.Problems) != 1 || !strings.Contains(f.Problems[0].Reason, "128 characters") {
+	if f := lab(nodeWith(l)); f.Tag != "" || len(f.Problems) != 1 || !strings.Contains(f.Problems[0].Reason, "128 characters") {
 		t.Errorf("a 140-character tag: %+v", f)
 	}
-	if !ValidTag("550-5.15.0-119-generic-ubuntu22.04") || ValidTag("-550") || ValidTag("550 x") {
-		t.Error("ValidTag")
-	}
 }
+
+// lab reads a node's facts as a run without the operator's configuration
+// does: Of, then the lab's tag from the labels (Labels).
+func lab(n *corev1.Node) Facts { return All([]*corev1.Node{n}).List()[0] }

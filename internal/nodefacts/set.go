@@ -10,13 +10,20 @@ type Set struct {
 	index map[string]int
 }
 
-// All reads the facts of nodes, in their order.
-func All(nodes []*corev1.Node) *Set {
+// All reads the facts of nodes, in their order, each GPU node with the
+// image the lab's labels make (Labels): for a run without the operator's
+// configuration.
+func All(nodes []*corev1.Node) *Set { return With(nodes, Labels{}) }
+
+// With reads the facts of nodes, in their order, and lets im give each
+// GPU node its image: the tag is computed once, by one Imager.
+func With(nodes []*corev1.Node, im Imager) *Set {
 	s := &Set{list: make([]Facts, len(nodes)), index: make(map[string]int, len(nodes))}
 	for i, n := range nodes {
 		s.list[i] = Of(n)
 		s.index[n.Name] = i
 	}
+	im.Apply(s, nodes)
 	return s
 }
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/drvcheck/drvcheck/internal/imageref"
 )
 
 // The driver pod's images besides the driver, by the name findings give
@@ -52,24 +52,41 @@ func auxOf(prefix string, manager AuxSpec, gds, gdrcopy *AuxSpec) []Aux {
 // (DRIVER_MANAGER_IMAGE, GDS_IMAGE, GDRCOPY_IMAGE), which the inputs do
 // not hold; one that sets only some is refused by the operator, as is a
 // reference that does not parse.
-func (a Aux) Ref(osTag string) (ref, why string) {
+func (a Aux) Ref(osTag string) (ref imageref.Ref, why string) {
 	switch {
 	case a.Repository == "" && a.Version == "" && a.Image != "":
-		ref = a.Image
+		return a.imageAlone(osTag)
 	case a.Repository == "" && a.Image == "" && a.Version == "":
-		return "", "sets none of repository, image and version: the operator takes it from its own environment"
+		return ref, "sets none of repository, image and version: the operator takes it from its own environment"
 	case a.Repository == "" || a.Image == "" || a.Version == "":
-		return "", "sets only some of repository, image and version: the operator refuses it (imagePath, clusterpolicy_types.go:2063-2065) and renders no driver DaemonSet"
+		return ref, "sets only some of repository, image and version: the operator refuses it (imagePath, clusterpolicy_types.go:2063-2065) and renders no driver DaemonSet"
 	case strings.HasPrefix(a.Version, "sha256:"):
-		ref = a.Repository + "/" + a.Image + "@" + a.Version
+		ref = imageref.WithDigest(a.Repository+"/"+a.Image, a.Version)
+	case a.OSTag:
+		ref = imageref.WithTag(a.Repository+"/"+a.Image, imageref.DriverTag(a.Version, "", osTag))
 	default:
-		ref = a.Repository + "/" + a.Image + ":" + a.Version
+		ref = imageref.WithTag(a.Repository+"/"+a.Image, a.Version)
 	}
-	if a.OSTag && !strings.Contains(ref, "sha256:") {
-		ref += "-" + osTag
+	return checked(ref.String())
+}
+
+// imageAlone is the reference of a spec that sets image alone: taken
+// verbatim, with -osTag appended to the whole string unless it names a
+// digest.
+func (a Aux) imageAlone(osTag string) (imageref.Ref, string) {
+	whole := a.Image
+	if a.OSTag && !strings.Contains(whole, "sha256:") {
+		whole = imageref.DriverTag(whole, "", osTag)
 	}
-	if _, err := name.ParseReference(ref); err != nil {
-		return "", fmt.Sprintf("makes %q, which is no image reference: its pods fail with InvalidImageName", ref)
+	return checked(whole)
+}
+
+// checked reads the reference the operator would write into the pod,
+// which the kubelet refuses when it does not parse.
+func checked(whole string) (imageref.Ref, string) {
+	ref, err := imageref.Parse(whole)
+	if err != nil {
+		return ref, fmt.Sprintf("makes %q, which is no image reference: its pods fail with InvalidImageName", whole)
 	}
 	return ref, ""
 }

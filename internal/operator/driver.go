@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/drvcheck/drvcheck/internal/imageref"
 	"github.com/drvcheck/drvcheck/internal/object"
 )
 
@@ -64,31 +65,46 @@ var (
 // image and version together, or image alone taken verbatim; a digest
 // version taken as is; else the tag version-osTag, or
 // version-kernel-osTag when precompiled.
-func (d Driver) Ref(kernel, osTag string) (ref string, digest bool, err error) {
+func (d Driver) Ref(kernel, osTag string) (imageref.Ref, error) {
 	if d.Unresolved != "" {
-		return "", false, errors.New(d.Unresolved)
+		return imageref.Ref{}, errors.New(d.Unresolved)
 	}
-	suffix := "-" + osTag
-	if d.Precompiled {
-		suffix = "-" + kernel + suffix
+	if !d.Precompiled {
+		kernel = ""
 	}
 	switch {
 	case d.Repository == "" && d.Version == "" && d.Image != "":
-		if strings.Contains(d.Image, "sha256:") {
-			return d.Image, true, d.noDigestWhenPrecompiled()
-		}
-		return d.Image + suffix, false, nil
+		return d.imageAlone(kernel, osTag)
 	case d.Repository == "" || d.Image == "" || d.Version == "":
-		return "", false, fmt.Errorf("%s: set repository, image and version together (or image alone); the operator refuses %s", d.Owner(), d.given())
+		return imageref.Ref{}, fmt.Errorf("%s: set repository, image and version together (or image alone); the operator refuses %s", d.Owner(), d.given())
 	case strings.HasPrefix(d.Version, "sha256:"):
 		if !digestRe.MatchString(d.Version) {
-			return "", false, fmt.Errorf("%s: version %q is not a sha256 digest", d.Owner(), d.Version)
+			return imageref.Ref{}, fmt.Errorf("%s: version %q is not a sha256 digest", d.Owner(), d.Version)
 		}
-		return d.Repository + "/" + d.Image + "@" + d.Version, true, d.noDigestWhenPrecompiled()
+		return imageref.WithDigest(d.Repository+"/"+d.Image, d.Version), d.noDigestWhenPrecompiled()
 	case !branchRe.MatchString(d.Version) && !fullRe.MatchString(d.Version):
-		return "", false, fmt.Errorf("%s: version %q is neither a driver branch (550), a driver version (550.90.07) nor a digest (sha256:…)", d.Owner(), d.Version)
+		return imageref.Ref{}, fmt.Errorf("%s: version %q is neither a driver branch (550), a driver version (550.90.07) nor a digest (sha256:…)", d.Owner(), d.Version)
 	}
-	return d.Repository + "/" + d.Image + ":" + d.Version + suffix, false, nil
+	return imageref.WithTag(d.Repository+"/"+d.Image, imageref.DriverTag(d.Version, kernel, osTag)), nil
+}
+
+// imageAlone is the reference of a driver that sets image alone: the
+// operator takes it verbatim, appending the tag's suffix to the whole
+// string unless it names a digest (resolveDriverTag,
+// object_controls.go:3395-3400).
+func (d Driver) imageAlone(kernel, osTag string) (imageref.Ref, error) {
+	whole := d.Image
+	if !strings.Contains(whole, "sha256:") {
+		whole = imageref.DriverTag(whole, kernel, osTag)
+	}
+	ref, err := imageref.Parse(whole)
+	if err != nil {
+		return imageref.Ref{}, fmt.Errorf("%s: image makes %w: its pods fail with InvalidImageName", d.Owner(), err)
+	}
+	if ref.Digest != "" {
+		return ref, d.noDigestWhenPrecompiled()
+	}
+	return ref, nil
 }
 
 func (d Driver) noDigestWhenPrecompiled() error {
@@ -117,7 +133,7 @@ func (d Driver) check() error {
 	if d.Unresolved != "" {
 		return nil // not an error of the inputs: Unresolved says what to give
 	}
-	_, _, err := d.Ref(kernelArg, "os")
+	_, err := d.Ref(kernelArg, "os")
 	return err
 }
 

@@ -18,7 +18,8 @@ const (
 )
 
 // Apply gives every GPU node of facts the image the operator would pull
-// for it, in place of the lab's precompiled tag from its labels.
+// for it: the profile is the run's nodefacts.Imager when the operator's
+// configuration is known.
 func (p *Profile) Apply(facts *nodefacts.Set, nodes []*corev1.Node) {
 	aux := auxMemo{}
 	facts.Each(nodes, func(n *corev1.Node, f *nodefacts.Facts) {
@@ -53,9 +54,8 @@ func (p *Profile) candidates(facts *nodefacts.Set, nodes []*corev1.Node) {
 			if t == f.Image.OSTag {
 				continue
 			}
-			if ref, _, err := p.Drivers[0].Ref(f.Kernel, t); err == nil {
-				_, tag := nodefacts.SplitRef(ref)
-				f.Image.Candidates = append(f.Image.Candidates, tag)
+			if ref, err := p.Drivers[0].Ref(f.Kernel, t); err == nil {
+				f.Image.Candidates = append(f.Image.Candidates, ref.Tag)
 			}
 		}
 	})
@@ -79,14 +79,15 @@ func (p *Profile) resolve(l map[string]string, f *nodefacts.Facts, aux auxMemo) 
 	if len(f.Problems) > 0 || f.OSID == "" || f.OSVersion == "" {
 		return
 	}
-	ref, digest, err := d.Ref(f.Kernel, img.OSTag)
+	ref, err := d.Ref(f.Kernel, img.OSTag)
 	if err != nil {
 		return // Build checked every driver
 	}
-	f.Image.Ref, f.Image.Digest = ref, digest
-	f.Image.Repository, f.Tag = nodefacts.SplitRef(ref)
-	if digest {
-		f.Tag = ""
+	f.Image.Ref, f.Image.Repository = ref.String(), ref.Repository
+	f.Image.Digest = ref.Digest != ""
+	if !f.Image.Digest { // pulled by its digest: no tag to look for
+		f.Tag = ref.Tag
+		f.CheckTag()
 	}
 	f.Image.Aux = aux.of(d, img.OSTag)
 }
@@ -116,16 +117,15 @@ func auxImages(d *Driver, osTag string) []nodefacts.AuxImage {
 	for _, a := range d.Aux {
 		ai := nodefacts.AuxImage{Name: a.Name, Title: a.Title(), Field: a.Field}
 		ref, why := a.Ref(osTag)
-		if ref == "" {
+		if why != "" {
 			ai.Unresolved = fmt.Sprintf("%s of %s %s", a.Field, d.Owner(), why)
 			ai.Refused = !strings.HasPrefix(why, "sets none")
 			out = append(out, ai)
 			continue
 		}
-		ai.Ref, ai.Digest = ref, strings.Contains(ref, "@sha256:")
-		ai.Repository, ai.Tag = nodefacts.SplitRef(ref)
-		if ai.Digest {
-			ai.Tag = ""
+		ai.Ref, ai.Repository = ref.String(), ref.Repository
+		if ai.Digest = ref.Digest != ""; !ai.Digest {
+			ai.Tag = ref.Tag
 		}
 		out = append(out, ai)
 	}

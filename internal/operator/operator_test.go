@@ -29,8 +29,8 @@ func TestRef(t *testing.T) {
 		{"image alone, verbatim", Driver{Image: "mirror.corp/driver:550.90.07"}, "mirror.corp/driver:550.90.07-ubuntu22.04"},
 	}
 	for _, c := range cases {
-		got, _, err := c.d.Ref("5.4.0-150-generic", "ubuntu22.04")
-		if err != nil || got != c.want {
+		ref, err := c.d.Ref("5.4.0-150-generic", "ubuntu22.04")
+		if got := ref.String(); err != nil || got != c.want {
 			t.Errorf("%s: %q %v, want %q", c.name, got, err, c.want)
 		}
 	}
@@ -43,7 +43,7 @@ func TestRef(t *testing.T) {
 		"nothing set":          {Object: object.Ref{Kind: "ClusterPolicy", Name: "cp"}},
 		"image, version alone": {Object: object.Ref{Kind: "ClusterPolicy", Name: "cp"}, Image: "driver", Version: "550"},
 	} {
-		if _, _, err := d.Ref("k", "ubuntu22.04"); err == nil || !strings.HasPrefix(err.Error(), "ClusterPolicy/cp: ") {
+		if _, err := d.Ref("k", "ubuntu22.04"); err == nil || !strings.HasPrefix(err.Error(), "ClusterPolicy/cp: ") {
 			t.Errorf("%s: %v, want an error naming ClusterPolicy/cp", name, err)
 		}
 	}

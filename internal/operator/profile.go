@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/imageref"
 	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/internal/repofs"
 )
@@ -210,9 +210,9 @@ func (p *Profile) setVersion(f Flags, objs Objects) error {
 		return nil
 	}
 	for _, img := range objs.Images {
-		repo, tag := nodefacts.SplitRef(img)
-		if strings.HasSuffix(repo, "/gpu-operator") {
-			if v, err := ParseVersion(tag); err == nil {
+		ref, err := imageref.Parse(img)
+		if err == nil && strings.HasSuffix(ref.Repository, "/gpu-operator") {
+			if v, err := ParseVersion(ref.Tag); err == nil {
 				p.Version, p.VersionFrom = v, "the gpu-operator image "+img
 				return nil
 			}

@@ -93,9 +93,14 @@ func Profile(cfg Config, inv *inventory.Inventory) (*operator.Profile, *nodefact
 	if err != nil {
 		return nil, nil, err
 	}
-	facts := nodefacts.All(inv.Nodes)
-	if profile != nil {
-		profile.Apply(facts, inv.Nodes)
+	return profile, nodefacts.With(inv.Nodes, imager(profile)), nil
+}
+
+// imager gives the nodes their images: the operator's profile when the
+// run has its configuration, else the lab's labels.
+func imager(p *operator.Profile) nodefacts.Imager {
+	if p == nil {
+		return nodefacts.Labels{}
 	}
-	return profile, facts, nil
+	return p
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/config"
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/exceptions"
+	"github.com/drvcheck/drvcheck/internal/imageref"
 	"github.com/drvcheck/drvcheck/internal/input"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
@@ -118,15 +119,15 @@ func overrun(ctx context.Context, err error) error {
 }
 
 // neededTags are the tags the GPU nodes need.
-func neededTags(facts *nodefacts.Set) []string {
-	var out []string
+func neededTags(facts *nodefacts.Set) []imageref.Ref {
+	var out []imageref.Ref
 	for _, f := range facts.List() {
 		if f.GPU && f.Tag != "" {
-			out = append(out, f.Tag)
+			out = append(out, imageref.Ref{Tag: f.Tag})
 		}
 		for _, a := range f.Image.Aux {
 			if f.GPU && f.Image.Managed && a.Tag != "" {
-				out = append(out, a.Repository+":"+a.Tag)
+				out = append(out, imageref.WithTag(a.Repository, a.Tag))
 			}
 		}
 	}
@@ -139,7 +140,7 @@ func neededTags(facts *nodefacts.Set) []string {
 // is in no source and some listing came from the cache, the registries are
 // listed again; offline they cannot be, and the answer says it may be
 // stale.
-func Confirm(ctx context.Context, cfg Config, cat *catalog.Catalog, needed []string) (*catalog.Catalog, error) {
+func Confirm(ctx context.Context, cfg Config, cat *catalog.Catalog, needed []imageref.Ref) (*catalog.Catalog, error) {
 	doubtful := cat.Doubtful(needed)
 	if len(doubtful) == 0 {
 		return cat, nil
@@ -251,10 +252,7 @@ func open(ctx context.Context, cfg Config, read Reader) (*opened, error) {
 		}
 	}
 	WarnUnread(cfg, inv)
-	facts := nodefacts.All(inv.Nodes)
-	if profile != nil {
-		profile.Apply(facts, inv.Nodes)
-	}
+	facts := nodefacts.With(inv.Nodes, imager(profile))
 	cfg = cfg.withProfile(profile, facts.List())
 	if err := catalog.AddRegistries(ctx, cat, cfg.Sources()); err != nil {
 		return nil, err
