@@ -22,7 +22,6 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/operator"
 	"github.com/drvcheck/drvcheck/internal/plan"
-	"github.com/drvcheck/drvcheck/internal/render"
 )
 
 // gpuChart writes a chart at rel whose one template holds a GPU node and
@@ -189,7 +188,7 @@ func TestDiffRemovedNodesAreCountedNotRolled(t *testing.T) {
 	if r.code != exitFindings || !strings.Contains(r.stdout, "Nodes: 0 full rollout, 0 restart-only, 0 no-op, 3 removed") {
 		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	var c render.Change
+	var c plan.Change
 	r = drv(t, append(args, "-o", "json")...)
 	if err := json.Unmarshal([]byte(r.stdout), &c); err != nil || c.Rolling == nil {
 		t.Fatalf("%v\n%s", err, r.stdout)

@@ -14,17 +14,12 @@ import (
 	"github.com/drvcheck/drvcheck/policy"
 )
 
-func runAudit(ctx context.Context, e *env, args []string) error {
-	o := newFlags(e, "audit", "[PATH...]")
-	o.addClusterFlags()
-	if err := o.parse(args); err != nil {
-		return err
-	}
-	ctx, cancel := o.deadline(ctx)
-	defer cancel()
-	paths := o.fs.Args()
-	read := reader(ctx, e, o, paths, cluster.Nodes, cluster.ClusterPolicies, cluster.NVIDIADrivers, cluster.Deployments)
-	res, err := runner.Run(ctx, o.runnerConfig(e, paths), read)
+// auditCmd lists the GPU nodes whose driver image is missing.
+func auditCmd(*options) runFunc { return runAudit }
+
+func runAudit(ctx context.Context, o *options, paths []string) error {
+	read := o.reader(ctx, paths, cluster.Nodes, cluster.ClusterPolicies, cluster.NVIDIADrivers, cluster.Deployments)
+	res, err := runner.Run(ctx, o.runnerConfig(paths), read)
 	if err != nil {
 		return err
 	}
@@ -38,7 +33,7 @@ func runAudit(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("audit: no GPU nodes in %s (no node carries %s=true)", where(paths), nodefacts.GPUPresent)
 	}
 	// audit states facts: an exception does not make a missing image exist.
-	return audit(e, allFindings(res))
+	return audit(o.env, runner.AllFindings(res))
 }
 
 // audit prints one MISSING line per node, sorted by node name, or OK. The
@@ -73,13 +68,4 @@ func audit(e *env, fs []policy.Finding) error {
 		return errFindings
 	}
 	return nil
-}
-
-// allFindings are a run's findings with those exceptions held back.
-func allFindings(res *runner.Result) []policy.Finding {
-	fs := slices.Clone(res.Findings)
-	for _, s := range res.Suppressed {
-		fs = append(fs, s.Finding)
-	}
-	return fs
 }

@@ -17,9 +17,9 @@ func (o *options) clusterOptions() cluster.Options {
 
 // reader reads the manifests under paths, or without paths the live
 // cluster the flags name (kinds: every kind drvcheck uses when none).
-func reader(ctx context.Context, e *env, o *options, paths []string, kinds ...cluster.Kind) runner.Reader {
+func (o *options) reader(ctx context.Context, paths []string, kinds ...cluster.Kind) runner.Reader {
 	if len(paths) > 0 {
-		return runner.Files(ctx, o.runnerConfig(e, paths))
+		return runner.Files(ctx, o.runnerConfig(paths))
 	}
 	return runner.Live(ctx, o.clusterOptions(), kinds...)
 }

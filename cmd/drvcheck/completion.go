@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strings"
 
@@ -15,15 +14,10 @@ import (
 
 // runCompletion prints a completion script for bash, zsh or fish: the
 // commands and each command's flags, read from the commands themselves.
-func runCompletion(ctx context.Context, e *env, args []string) error {
-	o := newBareFlags(e, "completion", "bash|zsh|fish")
-	if err := o.parseFlags(args); err != nil {
-		return err
+func completionCmd(*options) runFunc {
+	return func(ctx context.Context, o *options, args []string) error {
+		return render.Completion(o.env.stdout, args[0], commandFlags(ctx), flagValues())
 	}
-	if o.fs.NArg() != 1 {
-		return fmt.Errorf("completion: want one shell: bash, zsh or fish")
-	}
-	return render.Completion(e.stdout, o.fs.Arg(0), commandFlags(ctx), flagValues())
 }
 
 // flagValues are the words a flag's value may be, from where each is
@@ -43,7 +37,7 @@ func commandFlags(ctx context.Context) []render.Command {
 	var out []render.Command
 	for _, c := range commands {
 		var fs *pflag.FlagSet
-		_ = c.run(ctx, &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, flags: &fs}, []string{"--help"})
+		_ = c.exec(ctx, &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, flags: &fs}, []string{"--help"})
 		cmd := render.Command{Name: c.name, Files: strings.Contains(c.args, "PATH") || strings.Contains(c.args, "DIR")}
 		if first, _, _ := strings.Cut(c.args, " "); first != "" && strings.ToLower(first) == first && !strings.HasPrefix(first, "[") {
 			cmd.Words = strings.Split(first, "|") // snapshot nodes, completion bash|zsh|fish

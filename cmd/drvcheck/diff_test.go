@@ -10,11 +10,10 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/operator"
 	"github.com/drvcheck/drvcheck/internal/plan"
-	"github.com/drvcheck/drvcheck/internal/render"
 )
 
 // diffJSON runs drvcheck diff base head over the change fixture's fleet.
-func diffJSON(t *testing.T, base, head string, extra ...string) (render.Change, int) {
+func diffJSON(t *testing.T, base, head string, extra ...string) (plan.Change, int) {
 	t.Helper()
 	args := append([]string{"diff", opFile("change/" + base), opFile("change/" + head), opFile("change/nodes.yaml"),
 		opFile("rollout/workloads.yaml"), "--matrix", opFile("change/images.csv"), "-o", "json", "--operator-version", "v26.7.0"}, extra...)
@@ -22,14 +21,14 @@ func diffJSON(t *testing.T, base, head string, extra ...string) (render.Change, 
 	if r.code == exitError {
 		t.Fatalf("diff %s %s: %s", base, head, r.stderr)
 	}
-	var c render.Change
+	var c plan.Change
 	if err := json.Unmarshal([]byte(r.stdout), &c); err != nil {
 		t.Fatalf("%v\n%s", err, r.stdout)
 	}
 	return c, r.code
 }
 
-func changedPaths(c render.Change) []string {
+func changedPaths(c plan.Change) []string {
 	var out []string
 	for _, s := range c.Scopes {
 		for _, f := range s.Fields {
@@ -164,13 +163,13 @@ func TestDiffReviewCases(t *testing.T) {
 	}
 }
 
-func diffJSONArgs(t *testing.T, args ...string) (render.Change, int) {
+func diffJSONArgs(t *testing.T, args ...string) (plan.Change, int) {
 	t.Helper()
 	r := drv(t, append(args, "-o", "json")...)
 	if r.code == exitError {
 		t.Fatalf("%v: %s", args, r.stderr)
 	}
-	var c render.Change
+	var c plan.Change
 	if err := json.Unmarshal([]byte(r.stdout), &c); err != nil {
 		t.Fatalf("%v\n%s", err, r.stdout)
 	}

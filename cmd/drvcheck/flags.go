@@ -41,6 +41,10 @@ type options struct {
 	until  time.Time // --timeout's end, once deadline has set it (zero: none)
 	fs     *pflag.FlagSet
 	bound  []any // the structs whose flags the command has
+	// refusals are a command's own checks of its flags (flags that
+	// exclude each other), run with the shared ones once the config file
+	// is merged: before --baseline is read or anything else is done.
+	refusals []func() error
 	conf   *config.File
 	stderr io.Writer
 
@@ -51,18 +55,9 @@ type options struct {
 	base *baseline.Baseline
 }
 
-// newFlags registers the flags every command that evaluates rules shares;
-// a command adds its own to o.fs.
-func newFlags(e *env, name, args string) *options {
-	o := newBareFlags(e, name, args)
-	o.bind(&o.Registry, &o.Operator, &o.Rules, &o.Loading, &o.Output)
-	o.addConfigFlag()
-	return o
-}
-
-// newBareFlags has no flag but --help; the command binds the options it
-// uses.
-func newBareFlags(e *env, name, args string) *options {
+// newOptions has no flag but --help, --profile and the run's bounds; the
+// command's groups and its setup bind the rest.
+func newOptions(e *env, name, args string) *options {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
@@ -154,15 +149,25 @@ func (o *options) validate() error {
 	if err := config.Check(o.bound...); err != nil {
 		return err
 	}
-	_, err := o.sinks()
-	return err
+	if _, err := o.sinks(); err != nil {
+		return err
+	}
+	for _, refuse := range o.refusals {
+		if err := refuse(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
+// refuse adds a check of the command's own flags to validate.
+func (o *options) refuse(check func() error) { o.refusals = append(o.refusals, check) }
+
 // runnerConfig turns the options and the paths into what a run reads.
-func (o *options) runnerConfig(e *env, paths []string) runner.Config {
+func (o *options) runnerConfig(paths []string) runner.Config {
 	return runner.Config{
 		Paths:      paths,
-		Stdin:      e.stdin,
+		Stdin:      o.env.stdin,
 		Run:        o.Run,
 		Loading:    o.Loading,
 		Registry:   o.Registry,
@@ -207,6 +212,14 @@ func (o *options) fails(fs []policy.Finding) bool {
 		}
 	}
 	return false
+}
+
+// exitFor is errFindings when findings reach --fail-on.
+func (o *options) exitFor(fs []policy.Finding) error {
+	if o.fails(fs) {
+		return errFindings
+	}
+	return nil
 }
 
 // failsAt reports whether severity reaches --fail-on.

@@ -43,31 +43,6 @@ type env struct {
 	profile *profiling
 }
 
-type command struct {
-	name, args, summary string
-	run                 func(ctx context.Context, e *env, args []string) error
-}
-
-var commands []command
-
-func init() {
-	commands = []command{
-		{"check", "[PATH...]", "evaluate every rule over manifests in files and folders", runCheck},
-		{"scan", "", "evaluate every rule over the live cluster (read-only)", runScan},
-		{"tag", "NODE [PATH...]", "print the precompiled driver image tag NODE needs", runTag},
-		{"audit", "[PATH...]", "list GPU nodes whose driver image is missing (needs --matrix or --registry)", runAudit},
-		{"plan", "NODE --driver V [PATH...]", "the driver upgrade of NODE as ordered steps; --all simulates the fleet", runPlan},
-		{"diff", "OLD NEW [PATH...] | --diff-base REF [PATH...]", "what an operator configuration change does: no-op, restart-only or full rollout, and its rollout", runDiff},
-		{"status", "[PATH...]", "one row per GPU node: driver, tag, image, upgrade state, cordon, stall", runStatus},
-		{"verify", "[DIR...]", "run the Rego unit tests (*_test.rego) of the built-in and your policies", runVerify},
-		{"rules", "", "list every rule, built-in and --policy, from its meta (-o markdown is docs/rules.md)", runRules},
-		{"input", "[PATH...]", "print the input document the rules read, as JSON (live cluster without PATH)", runInput},
-		{"snapshot", "nodes [PATH...]", "write the nodes (labels, taints, allocatable, conditions) for check --nodes", runSnapshot},
-		{"version", "", "print the version, commit and OPA version (also --version)", runVersion},
-		{"completion", "bash|zsh|fish", "print the shell completion script", runCompletion},
-	}
-}
-
 func main() {
 	// A render's child process is this binary too (internal/sandbox).
 	sandbox.Serve()
@@ -101,7 +76,7 @@ func run(ctx context.Context, e *env, args []string) int {
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
-			err := c.run(ctx, e, args[1:])
+			err := c.exec(ctx, e, args[1:])
 			if e.profile != nil {
 				err = errors.Join(err, e.profile.stop())
 			}

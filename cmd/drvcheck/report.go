@@ -39,15 +39,15 @@ func (o *options) sinks() (report.Sinks, error) {
 // emit prints a run's result: every expired exception as a warning on
 // stderr, the report in --output on stdout, and the report to every sink,
 // all from the one evaluation. check and scan both end here.
-func (o *options) emit(ctx context.Context, e *env, res *runner.Result, code int) error {
+func (o *options) emit(ctx context.Context, res *runner.Result, code int) error {
 	warn := o.warn()
 	for _, x := range res.Expired {
 		warn(x.String())
 	}
 	rep := o.reportOf(res, code)
 	opt := renderOptions()
-	opt.Color = e.color
-	if err := render.Render(e.stdout, o.Output.Output, rep, opt); err != nil {
+	opt.Color = o.env.color
+	if err := render.Render(o.env.stdout, o.Output.Output, rep, opt); err != nil {
 		return err
 	}
 	sinks, err := o.sinks()
@@ -153,12 +153,12 @@ func (o *options) loadBaseline(paths []string) error {
 // could not judge (their meta says what they need), prints the report, and
 // turns --fail-on into the exit code. A run that failed before it ends
 // here still tells the sinks.
-func (o *options) conclude(ctx context.Context, e *env, res *runner.Result, err error) error {
+func (o *options) conclude(ctx context.Context, res *runner.Result, err error) error {
 	if err != nil {
 		return o.failed(ctx, err)
 	}
 	for _, s := range res.Skipped {
-		fmt.Fprintf(e.stderr, "drvcheck: %s; %s skipped\n", why[s.Need], ruleList(s.Rules))
+		fmt.Fprintf(o.env.stderr, "drvcheck: %s; %s skipped\n", why[s.Need], ruleList(s.Rules))
 	}
 	failing := res.Findings
 	if o.base != nil {
@@ -169,7 +169,7 @@ func (o *options) conclude(ctx context.Context, e *env, res *runner.Result, err 
 	if o.fails(failing) {
 		code = exitFindings
 	}
-	if err := o.emit(ctx, e, res, code); err != nil {
+	if err := o.emit(ctx, res, code); err != nil {
 		return err
 	}
 	if code == exitFindings {

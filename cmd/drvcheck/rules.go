@@ -2,37 +2,34 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
-// runRules lists the rules a run evaluates, built-in and the user's
+// rulesCmd lists the rules a run evaluates, built-in and the user's
 // (--policy), as each rule's meta says them: docs/rules.md is this
 // command's markdown.
-func runRules(ctx context.Context, e *env, args []string) error {
-	o := newBareFlags(e, "rules", "")
-	o.bind(&o.Rules, &o.Output)
-	o.addConfigFlag()
-	if err := o.parse(args); err != nil {
-		return err
+func rulesCmd(*options) runFunc {
+	return func(ctx context.Context, o *options, _ []string) error {
+		format := o.textUnlessGiven()
+		if err := render.RulesFormat(format); err != nil {
+			return err
+		}
+		engine, err := policy.New(ctx, o.runnerConfig(nil).PolicyOptions())
+		if err != nil {
+			return err
+		}
+		return render.Rules(o.env.stdout, format, engine.Rules())
 	}
-	if o.fs.NArg() > 0 {
-		return fmt.Errorf("rules takes no argument, got %q", o.fs.Arg(0))
-	}
-	ctx, cancel := o.deadline(ctx)
-	defer cancel()
-	format := "text"
+}
+
+// textUnlessGiven is the output format of verify and rules: text unless
+// --output is given on the command line (the config's output is for the
+// findings of check and scan).
+func (o *options) textUnlessGiven() string {
 	if o.fs.Changed("output") {
-		format = o.Output.Output
+		return o.Output.Output
 	}
-	if err := render.RulesFormat(format); err != nil {
-		return err
-	}
-	engine, err := policy.New(ctx, o.runnerConfig(e, nil).PolicyOptions())
-	if err != nil {
-		return err
-	}
-	return render.Rules(e.stdout, format, engine.Rules())
+	return "text"
 }

@@ -18,41 +18,41 @@ import (
 	"github.com/drvcheck/drvcheck/internal/runner"
 )
 
-func runTag(ctx context.Context, e *env, args []string) error {
-	o := newFlags(e, "tag", "NODE [PATH...]")
+// tagCmd prints the tag (or the reference, or every image) a node needs.
+func tagCmd(o *options) runFunc {
 	check := o.fs.Bool("check", false, "also say whether the tag exists, and in which of the --matrix and --registry sources (exit 1 when in none)")
 	whole := o.fs.Bool("ref", false, "print the whole image reference (repository:tag), under an operator profile")
 	images := o.fs.Bool("images", false, "print every image the driver pod pulls, one \"NAME REFERENCE\" line each (driver, driver-manager, gds, gdrcopy), under an operator profile")
-	o.addClusterFlags()
-	if err := o.parse(args); err != nil {
-		return err
+	return func(ctx context.Context, o *options, args []string) error {
+		return runTag(ctx, o, args[0], args[1:], tagFlags{check: *check, whole: *whole, images: *images})
 	}
-	ctx, cancel := o.deadline(ctx)
-	defer cancel()
-	if o.fs.NArg() < 1 {
-		return errors.New("tag: no NODE given")
-	}
-	name, paths := o.fs.Arg(0), o.fs.Args()[1:]
-	inv, err := nodeInventory(ctx, e, o, name, paths)
+}
+
+// tagFlags are tag's own flags.
+type tagFlags struct{ check, whole, images bool }
+
+func runTag(ctx context.Context, o *options, name string, paths []string, t tagFlags) error {
+	e := o.env
+	inv, err := nodeInventory(ctx, o, name, paths)
 	if err != nil {
 		return err
 	}
-	cfg := o.runnerConfig(e, nil)
+	cfg := o.runnerConfig(nil)
 	f, profile, err := runner.NodeFacts(cfg, inv, name)
 	if err != nil {
 		return err
 	}
-	if err := tagNotes(e, f, *whole); err != nil {
+	if err := tagNotes(e, f, t.whole); err != nil {
 		return err
 	}
-	if *images {
+	if t.images {
 		return printImages(e, f)
 	}
 	out := f.Tag
-	if *whole && f.Image.Ref != "" {
+	if t.whole && f.Image.Ref != "" {
 		out = f.Image.Ref
 	}
-	if !*check {
+	if !t.check {
 		return render.Tag(e.stdout, out)
 	}
 	return checkTag(ctx, e, cfg.WithProfile(profile, f), f.Tag)
@@ -101,7 +101,7 @@ func tagNotes(e *env, f nodefacts.Facts, whole bool) error {
 
 // nodeInventory reads the manifests under paths (the node named name must
 // be among them), or without paths that node from the live cluster.
-func nodeInventory(ctx context.Context, e *env, o *options, name string, paths []string) (*inventory.Inventory, error) {
+func nodeInventory(ctx context.Context, o *options, name string, paths []string) (*inventory.Inventory, error) {
 	if len(paths) == 0 {
 		n, err := runner.LiveNode(ctx, o.clusterOptions(), name)
 		if err != nil {
@@ -115,7 +115,7 @@ func nodeInventory(ctx context.Context, e *env, o *options, name string, paths [
 		inv.Nodes = []*corev1.Node{n}
 		return inv, nil
 	}
-	inv, err := runner.Files(ctx, o.runnerConfig(e, paths))(false)
+	inv, err := runner.Files(ctx, o.runnerConfig(paths))(false)
 	if err != nil {
 		return nil, err
 	}

@@ -14,13 +14,11 @@ var (
 	commit  = ""
 )
 
-func runVersion(_ context.Context, e *env, args []string) error {
-	o := newBareFlags(e, "version", "")
-	if err := o.parseFlags(args); err != nil {
-		return err
+func versionCmd(*options) runFunc {
+	return func(_ context.Context, o *options, _ []string) error {
+		v, c := buildVersion()
+		return render.Version(o.env.stdout, v, c, opaversion.Version)
 	}
-	v, c := buildVersion()
-	return render.Version(e.stdout, v, c, opaversion.Version)
 }
 
 func buildVersion() (v, c string) {

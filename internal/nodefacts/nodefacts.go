@@ -25,6 +25,15 @@ const (
 	OSID         = "feature.node.kubernetes.io/system-os_release.ID"
 	OSVersionID  = "feature.node.kubernetes.io/system-os_release.VERSION_ID"
 	UpgradeState = "nvidia.com/gpu-driver-upgrade-state"
+	// UpgradeSkip=true keeps a node in upgrade-required: the upgrade
+	// library never starts it.
+	UpgradeSkip = "nvidia.com/gpu-driver-upgrade.skip"
+	// UpgradeRequested (an annotation) asks the upgrade library to
+	// upgrade a node whose driver is already in sync.
+	UpgradeRequested = "nvidia.com/gpu-driver-upgrade-requested"
+	// InitialUnschedulable (an annotation) records that the node was
+	// cordoned before the upgrade began, so the library leaves it so.
+	InitialUnschedulable = "nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable"
 )
 
 // driverKeys are the driver version label keys, current first.

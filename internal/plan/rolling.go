@@ -24,9 +24,6 @@ const (
 	NotRolled  = "not-rolled"  // autoUpgrade is off: the operator does not roll it
 )
 
-// skipLabel keeps a node in upgrade-required.
-const skipLabel = "nvidia.com/gpu-driver-upgrade.skip"
-
 // NodeOutcome is what the rolling upgrade does with one GPU node.
 type NodeOutcome struct {
 	Node    string `json:"node"`
@@ -304,8 +301,8 @@ func (sc *scope) roll(sim *drain.Sim, after After, version string, reversed bool
 			if o.From == stateFailed {
 				o.Note = "recovers from upgrade-failed: its driver pod already runs " + version + " and is Ready"
 			}
-		case n.Labels[skipLabel] == "true":
-			o.Outcome, o.Note = Skipped, "labelled "+skipLabel+"=true: stays in upgrade-required"
+		case n.Labels[nodefacts.UpgradeSkip] == "true":
+			o.Outcome, o.Note = Skipped, "labelled "+nodefacts.UpgradeSkip+"=true: stays in upgrade-required"
 			run.required++
 		default:
 			required = append(required, n)

@@ -1,4 +1,4 @@
-package plan
+package plan_test
 
 import (
 	"context"
@@ -11,7 +11,9 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/plan"
 	"github.com/drvcheck/drvcheck/internal/runner"
 )
 
@@ -57,29 +59,29 @@ spec:
 // fleet is three GPU nodes on 535 with a web Deployment across them, and
 // what the rules say of them once every GPU node runs 550.90.07, against a
 // matrix of rows (no matrix without rows).
-func fleet(t *testing.T, rows ...string) (*drain.Model, After) {
+func fleet(t *testing.T, rows ...string) (*drain.Model, plan.After) {
 	return fleetUpgrading(t, nil, rows...)
 }
 
 // fleetUpgrading is fleet with only nodes relabelled (all when empty).
-func fleetUpgrading(t *testing.T, nodes []string, rows ...string) (*drain.Model, After) {
+func fleetUpgrading(t *testing.T, nodes []string, rows ...string) (*drain.Model, plan.After) {
 	return fleetOf(t, nodes, web, rows...)
 }
 
 // fleetWith is fleet with other workloads in place of web.
-func fleetWith(t *testing.T, workloads string, rows ...string) (*drain.Model, After) {
+func fleetWith(t *testing.T, workloads string, rows ...string) (*drain.Model, plan.After) {
 	return fleetOf(t, nil, workloads, rows...)
 }
 
-func fleetOf(t *testing.T, nodes []string, workloads string, rows ...string) (*drain.Model, After) {
+func fleetOf(t *testing.T, nodes []string, workloads string, rows ...string) (*drain.Model, plan.After) {
 	return fleetUpgradingDocs(t, nodes, []string{gpuNode("n0"), gpuNode("n1"), gpuNode("n2"), workloads}, rows...)
 }
 
-func fleetOfDocs(t *testing.T, docs []string, rows ...string) (*drain.Model, After) {
+func fleetOfDocs(t *testing.T, docs []string, rows ...string) (*drain.Model, plan.After) {
 	return fleetUpgradingDocs(t, nil, docs, rows...)
 }
 
-func fleetUpgradingDocs(t *testing.T, nodes []string, docs []string, rows ...string) (*drain.Model, After) {
+func fleetUpgradingDocs(t *testing.T, nodes []string, docs []string, rows ...string) (*drain.Model, plan.After) {
 	t.Helper()
 	dir := t.TempDir()
 	manifests := filepath.Join(dir, "fleet.yaml")
@@ -107,12 +109,12 @@ func fleetUpgradingDocs(t *testing.T, nodes []string, docs []string, rows ...str
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, After{Facts: res.Facts, Catalog: res.Catalog, Findings: res.Findings}
+	return m, plan.After{Facts: res.Facts, Catalog: res.Catalog, Findings: res.Findings}
 }
 
 const row550 = "550,5.15.0-119-generic,ubuntu22.04"
 
-func outcomes(r *Rolling) string {
+func outcomes(r *plan.Rolling) string {
 	var out []string
 	for _, o := range r.Nodes {
 		out = append(out, fmt.Sprintf("%s:%d:%s", o.Node, o.Round, o.Outcome))
@@ -121,18 +123,18 @@ func outcomes(r *Rolling) string {
 }
 
 // manual is the lab's procedure, n nodes at a time.
-func manual(n int) RollingOptions {
+func manual(n int) plan.RollingOptions {
 	pol := operator.ManualPolicy(n, false, false)
-	return RollingOptions{Options: Options{Driver: "550.90.07"}, Policy: func(string) (operator.Policy, string) { return pol, "all" }}
+	return plan.RollingOptions{Options: plan.Options{Driver: "550.90.07"}, Policy: func(string) (operator.Policy, string) { return pol, "all" }}
 }
 
 // operatorFlow is the GPU Operator's default policy, changed by edit.
-func operatorFlow(edit func(*operator.Policy)) RollingOptions {
+func operatorFlow(edit func(*operator.Policy)) plan.RollingOptions {
 	pol := operator.PolicyOf(nil, "test", true)
 	if edit != nil {
 		edit(&pol)
 	}
-	return RollingOptions{Options: Options{Driver: "550.90.07"}, Policy: func(string) (operator.Policy, string) { return pol, "all" }}
+	return plan.RollingOptions{Options: plan.Options{Driver: "550.90.07"}, Policy: func(string) (operator.Policy, string) { return pol, "all" }}
 }
 
 // One node at a time, each evicted replica waits Pending (anti-affinity,
@@ -140,7 +142,7 @@ func operatorFlow(edit func(*operator.Policy)) RollingOptions {
 // before the next node: no stall.
 func TestRollingOneAtATimePasses(t *testing.T) {
 	m, after := fleet(t, row550)
-	r, err := Roll(m, after, manual(1))
+	r, err := plan.Roll(m, after, manual(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,14 +161,14 @@ func TestRollingOneAtATimePasses(t *testing.T) {
 // said n1 stalls: the drain retries, and the window slides.)
 func TestRollingWindows(t *testing.T) {
 	m, after := fleet(t, row550)
-	r, err := Roll(m, after, manual(2))
+	r, err := plan.Roll(m, after, manual(2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Halts || outcomes(r) != "n0:1:upgraded n1:1:upgraded n2:2:upgraded" {
 		t.Fatalf("two at a time: %s", outcomes(r))
 	}
-	r, err = Roll(m, after, manual(0))
+	r, err = plan.Roll(m, after, manual(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +181,7 @@ func TestRollingWindows(t *testing.T) {
 // good on the first node, which holds the only slot; the rollout halts.
 func TestRollingStuckHalts(t *testing.T) {
 	m, after := fleetWith(t, strings.Replace(web, "maxUnavailable: 1", "maxUnavailable: 0", 1), row550)
-	r, err := Roll(m, after, manual(1))
+	r, err := plan.Roll(m, after, manual(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +208,7 @@ spec:
   maxUnavailable: 0
   selector: {matchLabels: {app: trainer}}`
 	m, after := gpuFleet(t, 3, func(int) string { return "" }, fmt.Sprintf(trainer, 3)+"\n---\n"+pdb)
-	r, err := Roll(m, after, operatorFlow(nil))
+	r, err := plan.Roll(m, after, operatorFlow(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,20 +222,20 @@ spec:
 	if !r.Nodes[1].OrderDependent || !r.Nodes[2].OrderDependent {
 		t.Errorf("order dependence: %+v", r.Nodes)
 	}
-	r, err = Roll(m, after, operatorFlow(func(p *operator.Policy) { p.PodDeletion.TimeoutSeconds = 0 }))
-	if err != nil || r.Nodes[0].Outcome != Stuck || r.Nodes[0].State != "pod-deletion-required" {
+	r, err = plan.Roll(m, after, operatorFlow(func(p *operator.Policy) { p.PodDeletion.TimeoutSeconds = 0 }))
+	if err != nil || r.Nodes[0].Outcome != plan.Stuck || r.Nodes[0].State != "pod-deletion-required" {
 		t.Fatalf("%v %s %+v", err, outcomes(r), r.Nodes[0])
 	}
 	// With the drain on, the fallback meets the same budget: it fails there.
-	r, err = Roll(m, after, operatorFlow(func(p *operator.Policy) { p.Drain.Enabled = true }))
-	if err != nil || r.Nodes[0].Outcome != Failed || len(r.Nodes[0].Why) != 2 {
+	r, err = plan.Roll(m, after, operatorFlow(func(p *operator.Policy) { p.Drain.Enabled = true }))
+	if err != nil || r.Nodes[0].Outcome != plan.Failed || len(r.Nodes[0].Why) != 2 {
 		t.Fatalf("%v %s %+v", err, outcomes(r), r.Nodes[0])
 	}
 }
 
 func TestRollingMissingImageStallsAfterTheDrain(t *testing.T) {
 	m, after := fleet(t)
-	r, err := Roll(m, after, manual(1))
+	r, err := plan.Roll(m, after, manual(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +248,7 @@ func TestRollingMissingImageStallsAfterTheDrain(t *testing.T) {
 // Deployment's budget, which stops a full drain, is never asked.
 func TestRollingOperatorDeletesOnlyGPUPods(t *testing.T) {
 	m, after := fleet(t, row550)
-	r, err := Roll(m, after, operatorFlow(func(p *operator.Policy) { p.MaxParallel = 0 }))
+	r, err := plan.Roll(m, after, operatorFlow(func(p *operator.Policy) { p.MaxParallel = 0 }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,14 +264,14 @@ func TestRollingOperatorDeletesOnlyGPUPods(t *testing.T) {
 }
 func TestNodePlanOnAFleet(t *testing.T) {
 	m, after := fleet(t, row550)
-	p, err := ForNode(m, after, "n1", Options{Driver: "550.90.07"})
+	p, err := plan.ForNode(m, after, "n1", plan.Options{Driver: "550.90.07"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !p.CanRun || p.Tag != "550-5.15.0-119-generic-ubuntu22.04" {
 		t.Fatalf("%+v", p)
 	}
-	if _, err := ForNode(m, after, "n9", Options{Driver: "550.90.07"}); err == nil || err.Error() != "node n9 not found" {
+	if _, err := plan.ForNode(m, after, "n9", plan.Options{Driver: "550.90.07"}); err == nil || err.Error() != "node n9 not found" {
 		t.Fatalf("unknown node: %v", err)
 	}
 }
@@ -279,12 +281,12 @@ func TestNodePlanOnAFleet(t *testing.T) {
 // step notes the other nodes the audit still reports.
 func TestNodePlanImageStepReadsTheFindings(t *testing.T) {
 	m, after := fleetUpgrading(t, []string{"n1"}, "550,5.15.0-120-generic,ubuntu22.04")
-	p, err := ForNode(m, after, "n1", Options{Driver: "550.90.07"})
+	p, err := plan.ForNode(m, after, "n1", plan.Options{Driver: "550.90.07"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	img := p.Steps[0]
-	if p.CanRun || img.Status != Blocked || len(img.Blockers) != 1 {
+	if p.CanRun || img.Status != plan.Blocked || len(img.Blockers) != 1 {
 		t.Fatalf("image step %+v", img)
 	}
 	if b := img.Blockers[0]; b.What != "no precompiled driver image 550-5.15.0-119-generic-ubuntu22.04 in "+after.Catalog.Describe() ||
@@ -303,7 +305,7 @@ func TestNodePlanImageStepReadsTheFindings(t *testing.T) {
 
 // gpuFleet is n GPU nodes with one allocatable GPU each (node extra is
 // added to each node's spec/status YAML), plus workloads.
-func gpuFleet(t *testing.T, n int, extra func(i int) string, workloads string) (*drain.Model, After) {
+func gpuFleet(t *testing.T, n int, extra func(i int) string, workloads string) (*drain.Model, plan.After) {
 	t.Helper()
 	var docs []string
 	for i := range n {
@@ -341,14 +343,14 @@ spec:
       containers: [{name: c, image: x}]
       volumes: [{name: tmp, emptyDir: {}}]`
 	m, after := gpuFleet(t, 10, func(int) string { return "" }, web10+"\n---\n"+fmt.Sprintf(trainer, 2)+"\n---\n"+cache)
-	r, err := Roll(m, after, operatorFlow(func(p *operator.Policy) { p.MaxParallel = 0 }))
+	r, err := plan.Roll(m, after, operatorFlow(func(p *operator.Policy) { p.MaxParallel = 0 }))
 	if err != nil {
 		t.Fatal(err)
 	}
 	rounds := map[int]int{}
 	var evicted []string
 	for _, o := range r.Nodes {
-		if o.Outcome != Upgraded {
+		if o.Outcome != plan.Upgraded {
 			t.Errorf("%s: %s in %s %v", o.Node, o.Outcome, o.State, o.Why)
 		}
 		rounds[o.Round]++
@@ -362,11 +364,11 @@ spec:
 		t.Errorf("evicted %v; only the trainer's GPU pods", evicted)
 	}
 	// The manual procedure drains every pod, and the web budget holds.
-	r, err = Roll(m, after, manual(3))
+	r, err = plan.Roll(m, after, manual(3))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(r.Nodes, func(o NodeOutcome) bool { return o.Outcome == Failed }) {
+	if !slices.ContainsFunc(r.Nodes, func(o plan.NodeOutcome) bool { return o.Outcome == plan.Failed }) {
 		t.Errorf("the manual drain should refuse the cache's emptyDir pod: %s", outcomes(r))
 	}
 }
@@ -381,7 +383,7 @@ func TestRollingNotReadyNodeBlocksEverything(t *testing.T) {
 		return ""
 	}
 	m, after := gpuFleet(t, 4, notReady, fmt.Sprintf(trainer, 1))
-	r, err := Roll(m, after, operatorFlow(nil))
+	r, err := plan.Roll(m, after, operatorFlow(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,15 +397,15 @@ func TestRollingNotReadyNodeBlocksEverything(t *testing.T) {
 func TestRollingPreCordonedNodeBypassesTheWindow(t *testing.T) {
 	m, after := gpuFleet(t, 4, func(i int) string { return "" }, fmt.Sprintf(trainer, 1))
 	m.Node("g2").Spec.Unschedulable = true
-	r, err := Roll(m, after, operatorFlow(nil))
+	r, err := plan.Roll(m, after, operatorFlow(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := r.Nodes[2]
-	if o.Outcome != Upgraded || o.Round != 1 || !strings.Contains(o.Note, "leaves it cordoned") {
+	if o.Outcome != plan.Upgraded || o.Round != 1 || !strings.Contains(o.Note, "leaves it cordoned") {
 		t.Fatalf("g2: %+v; %s", o, outcomes(r))
 	}
-	if !r.Halts || r.Nodes[0].Outcome != NotStarted {
+	if !r.Halts || r.Nodes[0].Outcome != plan.NotStarted {
 		t.Fatalf("g2's cordon uses up maxUnavailable for the others: %s", outcomes(r))
 	}
 }
@@ -412,7 +414,7 @@ func TestRollingPreCordonedNodeBypassesTheWindow(t *testing.T) {
 // stays Pending, saying so.
 func TestRollingGPUCapacity(t *testing.T) {
 	m, after := gpuFleet(t, 3, func(int) string { return "" }, fmt.Sprintf(trainer, 3))
-	r, err := Roll(m, after, operatorFlow(nil))
+	r, err := plan.Roll(m, after, operatorFlow(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -425,8 +427,8 @@ func TestRollingGPUCapacity(t *testing.T) {
 // Skip-labelled nodes stay in upgrade-required and still count.
 func TestRollingSkipLabel(t *testing.T) {
 	m, after := gpuFleet(t, 2, func(int) string { return "" }, fmt.Sprintf(trainer, 1))
-	m.Node("g0").Labels[skipLabel] = "true"
-	r, err := Roll(m, after, operatorFlow(nil))
+	m.Node("g0").Labels[nodefacts.UpgradeSkip] = "true"
+	r, err := plan.Roll(m, after, operatorFlow(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,7 +453,7 @@ spec:
 
 func TestRollingGPUDaemonSetFails(t *testing.T) {
 	m, after := gpuFleet(t, 2, func(int) string { return "" }, gpuDaemonSet)
-	r, err := Roll(m, after, operatorFlow(nil))
+	r, err := plan.Roll(m, after, operatorFlow(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +463,7 @@ func TestRollingGPUDaemonSetFails(t *testing.T) {
 		t.Fatalf("%s %+v", outcomes(r), o)
 	}
 	// With the drain enabled the fallback ignores DaemonSet pods and passes.
-	r, err = Roll(m, after, operatorFlow(func(p *operator.Policy) { p.Drain.Enabled = true }))
+	r, err = plan.Roll(m, after, operatorFlow(func(p *operator.Policy) { p.Drain.Enabled = true }))
 	if err != nil || r.Halts || outcomes(r) != "g0:1:upgraded g1:2:upgraded" {
 		t.Fatalf("%v %s", err, outcomes(r))
 	}
@@ -477,13 +479,13 @@ func TestRollingRestartOnly(t *testing.T) {
 	kinds := map[string]string{"g0": operator.RestartOnly, "g1": operator.RestartOnly, "g2": operator.NoOp}
 	opt := operatorFlow(nil)
 	opt.Driver, opt.Change = "the new configuration", func(n string) (string, string) { return kinds[n], "test" }
-	r, err := Roll(m, after, opt)
+	r, err := plan.Roll(m, after, opt)
 	if err != nil || r.Halts || outcomes(r) != "g0:1:upgraded g1:2:upgraded g2:0:skipped" ||
 		!strings.Contains(r.Nodes[0].Note, "restart-only") || len(r.Nodes[0].Why) != 0 || r.Nodes[2].Note != "test" {
 		t.Fatalf("%v %s %+v", err, outcomes(r), r.Nodes)
 	}
-	m.Nodes[0].Annotations = map[string]string{requestedNote: "true"}
-	if r, err = Roll(m, after, opt); err != nil || outcomes(r) != "g0:1:failed g1:0:not-started g2:0:skipped" {
+	m.Nodes[0].Annotations = map[string]string{nodefacts.UpgradeRequested: "true"}
+	if r, err = plan.Roll(m, after, opt); err != nil || outcomes(r) != "g0:1:failed g1:0:not-started g2:0:skipped" {
 		t.Fatalf("requested: %v %s", err, outcomes(r))
 	}
 }

@@ -11,16 +11,14 @@ import (
 // The upgrade library's states (k8s-operator-libs pkg/upgrade/consts.go)
 // that the simulation starts from or ends in.
 const (
-	stateRequired     = "upgrade-required"
-	statePodDeletion  = "pod-deletion-required"
-	stateDrain        = "drain-required"
-	statePodRestart   = "pod-restart-required"
-	stateValidation   = "validation-required"
-	stateUncordon     = "uncordon-required"
-	stateDone         = "upgrade-done"
-	stateFailed       = "upgrade-failed"
-	initialCordonNote = "nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable"
-	requestedNote     = "nvidia.com/gpu-driver-upgrade-requested"
+	stateRequired    = "upgrade-required"
+	statePodDeletion = "pod-deletion-required"
+	stateDrain       = "drain-required"
+	statePodRestart  = "pod-restart-required"
+	stateValidation  = "validation-required"
+	stateUncordon    = "uncordon-required"
+	stateDone        = "upgrade-done"
+	stateFailed      = "upgrade-failed"
 )
 
 // How a managed node enters the rollout.
@@ -64,7 +62,7 @@ func startOf(m *drain.Model, n *corev1.Node, version string) start {
 	synced := nodefacts.Of(n).DriverVersion == version
 	switch {
 	case state == "" || state == stateDone:
-		if synced && n.Annotations[requestedNote] != "true" {
+		if synced && n.Annotations[nodefacts.UpgradeRequested] != "true" {
 			return start{entry: inSync, state: state}
 		}
 		return start{entry: fresh, state: state}
@@ -98,7 +96,7 @@ func changeStart(n *corev1.Node, st start, sc *scope, change func(string) (strin
 	if st.entry == resumes && st.state == stateUncordon && state == stateFailed && kind != operator.NoOp {
 		st = start{entry: keepsFail, state: state} // its pod is not on the new template
 	}
-	sc.restart[n.Name] = kind == operator.RestartOnly && n.Annotations[requestedNote] != "true"
+	sc.restart[n.Name] = kind == operator.RestartOnly && n.Annotations[nodefacts.UpgradeRequested] != "true"
 	return st
 }
 
@@ -135,7 +133,7 @@ func driverPodReady(m *drain.Model, n *corev1.Node) bool {
 // (upgrade_state.go:1003-1028); for the others, the node as read.
 func keepsCordon(n *corev1.Node, st start) bool {
 	if st.entry == resumes || st.entry == keepsFail {
-		_, ok := n.Annotations[initialCordonNote]
+		_, ok := n.Annotations[nodefacts.InitialUnschedulable]
 		return ok
 	}
 	return n.Spec.Unschedulable

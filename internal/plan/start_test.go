@@ -1,4 +1,4 @@
-package plan
+package plan_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/plan"
 )
 
 // The expected outcomes below are the upgrade library's
@@ -29,7 +30,7 @@ func runs550(m *drain.Model, node string) {
 func TestRollingFailedNodeHoldsItsSlot(t *testing.T) {
 	m, after := gpuFleet(t, 4, func(int) string { return "" }, fmt.Sprintf(trainer, 1))
 	labelState(m, "g0", "upgrade-failed")
-	r, err := Roll(m, after, operatorFlow(nil))
+	r, err := plan.Roll(m, after, operatorFlow(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestRollingFailedNodeInSyncRecovers(t *testing.T) {
 	labelState(m, "g0", "upgrade-failed")
 	runs550(m, "g0")
 	m.Node("g0").Spec.Unschedulable = true
-	r, err := Roll(m, after, operatorFlow(nil))
+	r, err := plan.Roll(m, after, operatorFlow(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,13 +75,13 @@ func TestRollingResumedNodeKeepsAnEarlierCordon(t *testing.T) {
 	m, after := gpuFleet(t, 2, func(int) string { return "" }, "")
 	labelState(m, "g1", "pod-restart-required")
 	m.Node("g1").Spec.Unschedulable = true
-	m.Node("g1").Annotations = map[string]string{initialCordonNote: "true"}
-	r, err := Roll(m, after, operatorFlow(nil))
+	m.Node("g1").Annotations = map[string]string{nodefacts.InitialUnschedulable: "true"}
+	r, err := plan.Roll(m, after, operatorFlow(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	g1 := r.Nodes[1]
-	if g1.Outcome != Upgraded || g1.Round != 1 || g1.From != "pod-restart-required" || !strings.Contains(g1.Note, "leaves it cordoned") {
+	if g1.Outcome != plan.Upgraded || g1.Round != 1 || g1.From != "pod-restart-required" || !strings.Contains(g1.Note, "leaves it cordoned") {
 		t.Fatalf("g1: %+v; %s", g1, outcomes(r))
 	}
 }
@@ -95,7 +96,7 @@ func TestRollingNotReadyNodeWaitsForItsDriverPod(t *testing.T) {
 		return ""
 	}
 	m, after := gpuFleet(t, 4, notReady, "")
-	r, err := Roll(m, after, operatorFlow(func(p *operator.Policy) { p.MaxParallel, p.MaxUnavailable = 0, "100%" }))
+	r, err := plan.Roll(m, after, operatorFlow(func(p *operator.Policy) { p.MaxParallel, p.MaxUnavailable = 0, "100%" }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestRollingResumesADrain(t *testing.T) {
 		m, after := fleetWith(t, workloads, row550)
 		labelState(m, "n1", "drain-required")
 		opt := operatorFlow(func(p *operator.Policy) { p.Drain.Enabled, p.Drain.TimeoutSeconds = tc.drain, 30 })
-		r, err := Roll(m, after, opt)
+		r, err := plan.Roll(m, after, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +144,7 @@ func TestRollingReadsDoneAndUnknownStates(t *testing.T) {
 	m, after := gpuFleet(t, 3, func(int) string { return "" }, "")
 	labelState(m, "g0", "upgrade-done")
 	labelState(m, "g1", "node-maintenance-required")
-	r, err := Roll(m, after, operatorFlow(nil))
+	r, err := plan.Roll(m, after, operatorFlow(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestRollingReadsDoneAndUnknownStates(t *testing.T) {
 func TestRollingManualIgnoresStates(t *testing.T) {
 	m, after := fleet(t, row550)
 	labelState(m, "n0", "upgrade-failed")
-	r, err := Roll(m, after, manual(1))
+	r, err := plan.Roll(m, after, manual(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +187,7 @@ spec:
 		return ""
 	}
 	m, after := gpuFleet(t, 3, taint, driverPod)
-	r, err := Roll(m, after, operatorFlow(nil))
+	r, err := plan.Roll(m, after, operatorFlow(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

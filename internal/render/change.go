@@ -10,17 +10,6 @@ import (
 	"github.com/drvcheck/drvcheck/internal/plan"
 )
 
-// Change is what drvcheck diff found: the verdict, each scope's fields,
-// each node's change, and the rollout when there is one to run.
-type Change struct {
-	Verdict string                 `json:"verdict"` // no-op, restart-only or full-rollout
-	Base    string                 `json:"base"`
-	Head    string                 `json:"head"`
-	Scopes  []operator.ScopeChange `json:"scopes"`
-	Nodes   []operator.NodeChange  `json:"nodes"`
-	Rolling *plan.Rolling          `json:"rolling"` // nil for a no-op
-}
-
 // changeWords are the verdicts as the text says them.
 var changeWords = map[string]string{
 	operator.NoOp:        "no-op: no driver pod changes",
@@ -30,7 +19,7 @@ var changeWords = map[string]string{
 }
 
 // Changes prints c: the verdict first, then why, then the rollout.
-func Changes(w io.Writer, format string, c *Change) error {
+func Changes(w io.Writer, format string, c *plan.Change) error {
 	if format == "json" {
 		return writeJSON(w, c)
 	}
