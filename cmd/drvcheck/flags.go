@@ -37,16 +37,16 @@ type options struct {
 	configPath  string
 	trustConfig bool
 
-	start  time.Time // when the command began, for the metrics
-	until  time.Time // --timeout's end, once deadline has set it (zero: none)
-	fs     *pflag.FlagSet
-	bound  []any // the structs whose flags the command has
+	start time.Time // when the command began, for the metrics
+	until time.Time // --timeout's end, once deadline has set it (zero: none)
+	fs    *pflag.FlagSet
+	bound []any // the structs whose flags the command has
 	// refusals are a command's own checks of its flags (flags that
 	// exclude each other), run with the shared ones once the config file
 	// is merged: before --baseline is read or anything else is done.
 	refusals []func() error
-	conf   *config.File
-	stderr io.Writer
+	conf     *config.File
+	stderr   io.Writer
 
 	profile string // --profile
 	env     *env
