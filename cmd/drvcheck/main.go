@@ -23,7 +23,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Exit codes, as the README documents them (scripts rely on them).
+// Exit codes, as docs/output.md documents them (scripts rely on them).
 const (
 	exitOK       = 0
 	exitFindings = 1

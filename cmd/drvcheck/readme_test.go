@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,19 +15,45 @@ import (
 	"github.com/drvcheck/drvcheck/internal/testcluster"
 )
 
-// example is one `$ drvcheck …` line of a console block of the README and
-// the output lines it shows.
+// repoRoot is the repository root, from this package's folder.
+var repoRoot = filepath.Join("..", "..")
+
+// docFiles are the documentation files, relative to the repository root:
+// the README, the changelog, the contributors' guide and every page under
+// docs/.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	files := []string{"README.md", "CHANGELOG.md", "CONTRIBUTING.md"}
+	err := filepath.WalkDir(filepath.Join(repoRoot, "docs"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+			return err
+		}
+		rel, err := filepath.Rel(repoRoot, p)
+		files = append(files, filepath.ToSlash(rel))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// example is one `$ drvcheck …` line of a console block of a documentation
+// file and the output lines it shows.
 type example struct {
+	file string
 	line int
 	args []string
 	want []string
 }
 
-// readmeExamples are the README's console blocks, each a list of
-// examples.
-func readmeExamples(t *testing.T) [][]example {
+func (ex example) String() string { return fmt.Sprintf("%s:%d", ex.file, ex.line) }
+
+// consoleExamples are the console blocks of file (relative to the
+// repository root), each a list of examples.
+func consoleExamples(t *testing.T, file string) [][]example {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	data, err := os.ReadFile(filepath.Join(repoRoot, file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +70,11 @@ func readmeExamples(t *testing.T) [][]example {
 			cmd, _, _ := strings.Cut(strings.TrimPrefix(l, "$ drvcheck "), "   #")
 			cmd, _, _ = strings.Cut(cmd, "  #")
 			b := &blocks[len(blocks)-1]
-			*b = append(*b, example{line: i + 1, args: strings.Fields(cmd)})
+			*b = append(*b, example{file: file, line: i + 1, args: strings.Fields(cmd)})
 		case in:
 			b := blocks[len(blocks)-1]
 			if len(b) == 0 {
-				t.Fatalf("README.md:%d: output before any command", i+1)
+				t.Fatalf("%s:%d: output before any command", file, i+1)
 			}
 			b[len(b)-1].want = append(b[len(b)-1].want, l)
 		}
@@ -76,22 +103,27 @@ func shows(got string, want []string) bool {
 	return true
 }
 
-// Every command example of the README runs, from the repository root, and
-// shows the lines the README shows. REGISTRY is a local registry holding
-// the lab's images; the examples of a live cluster run against the real
-// control plane holding the lab's nodes, its kubeconfig's context named
-// prod.
-func TestREADMEExamplesRun(t *testing.T) {
-	blocks := readmeExamples(t)
-	if len(blocks) < 6 {
-		t.Fatalf("%d console blocks in the README", len(blocks))
+// Every command example of the README and of the other documentation files
+// runs, from the repository root, and shows the lines the file shows.
+// REGISTRY is a local registry holding the lab's images; the examples of a
+// live cluster run against the real control plane holding the lab's nodes,
+// its kubeconfig's context named prod.
+func TestREADMEAndDocsExamplesRun(t *testing.T) {
+	var blocks [][]example
+	for _, f := range docFiles(t) {
+		blocks = append(blocks, consoleExamples(t, f)...)
+	}
+	// The README's quick start and the pages' examples moved out of it:
+	// fewer means a block lost its console fence and runs no more.
+	if readme := consoleExamples(t, "README.md"); len(readme) < 1 || len(blocks) < 10 {
+		t.Fatalf("%d console blocks in the README, %d in all", len(readme), len(blocks))
 	}
 	isolateDockerConfig(t, "{}")
 	reg := registrytest.New(t)
 	reg.Push(t, "nvidia/driver", "550-5.15.0-119-generic-ubuntu22.04", "535-5.15.0-107-generic-ubuntu22.04",
 		"550-6.8.0-45-generic-ubuntu24.04", "570.86.15-ubuntu22.04")
 	var cluster []example
-	t.Chdir(filepath.Join("..", ".."))
+	t.Chdir(repoRoot)
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
 	cache := "--cache-dir=" + t.TempDir()
 	for _, b := range blocks {
@@ -146,8 +178,8 @@ func runExample(t *testing.T, ex example, registry, cache string) {
 	got := strings.ReplaceAll(r.stdout+r.stderr, registry, "REGISTRY")
 	wantsError := len(ex.want) > 0 && strings.HasPrefix(ex.want[0], "drvcheck: ")
 	if r.code == exitError && !wantsError || !shows(got, ex.want) {
-		t.Errorf("README.md:%d: drvcheck %s: exit %d, and the output does not show\n%s\n--- it is\n%s",
-			ex.line, strings.Join(ex.args, " "), r.code, strings.Join(ex.want, "\n"), got)
+		t.Errorf("%s: drvcheck %s: exit %d, and the output does not show\n%s\n--- it is\n%s",
+			ex, strings.Join(ex.args, " "), r.code, strings.Join(ex.want, "\n"), got)
 	}
 }
 
@@ -195,21 +227,50 @@ func TestShows(t *testing.T) {
 	}
 }
 
-// The README's contents line links every section.
+// The README is a front page: its contents line links every section of
+// it, and it links every page the reference moved to, so that nothing
+// documented is out of a reader's reach.
 func TestREADMEContents(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	data, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	readme := string(data)
+	lines := strings.Split(strings.TrimSuffix(readme, "\n"), "\n")
+	// The issue's bound (41): past it the README is a reference again.
+	if len(lines) > 300 {
+		t.Errorf("the README has %d lines; at most 300, the rest in docs/", len(lines))
+	}
 	contents := ""
-	for _, l := range strings.Split(string(data), "\n") {
+	for _, l := range lines {
 		if strings.HasPrefix(l, "**Contents:** ") {
 			contents = l
 		}
 	}
-	for _, l := range strings.Split(string(data), "\n") {
+	for _, l := range lines {
 		if h, ok := strings.CutPrefix(l, "## "); ok && !strings.Contains(contents, "["+strings.ReplaceAll(h, "`", "")+"](#") {
 			t.Errorf("the contents line does not link %q", h)
+		}
+	}
+	for _, f := range docFiles(t) {
+		if f != "README.md" && !strings.Contains(readme, "]("+f+")") && !strings.Contains(readme, "]("+f+"#") {
+			t.Errorf("the README does not link %s", f)
+		}
+	}
+}
+
+// The README's commands table has a row for every command drvcheck has,
+// and so has docs/commands.md, the commands in detail.
+func TestREADMECommands(t *testing.T) {
+	for _, f := range []string{"README.md", "docs/commands.md"} {
+		data, err := os.ReadFile(filepath.Join(repoRoot, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range commands {
+			if !strings.Contains(string(data), "\n| `drvcheck "+c.name) {
+				t.Errorf("%s has no row for drvcheck %s", f, c.name)
+			}
 		}
 	}
 }

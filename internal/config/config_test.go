@@ -245,9 +245,9 @@ func TestConfigLinkedOutOfTheRepository(t *testing.T) {
 	}
 }
 
-// The README lists every key a .drvcheck.yaml may hold, no more.
-func TestREADMEListsTheKeys(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+// docs/configuration.md lists every key a .drvcheck.yaml may hold, no more.
+func TestConfigurationDocListsTheKeys(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "configuration.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestREADMEListsTheKeys(t *testing.T) {
 	start := strings.Index(text, "`.drvcheck.yaml` holds defaults for the option flags below")
 	end := strings.Index(text[max(start, 0):], "and the list of [exceptions]")
 	if start < 0 || end < 0 {
-		t.Fatal("the README's paragraph of config keys is gone")
+		t.Fatal("the paragraph of config keys is gone from docs/configuration.md")
 	}
 	listed := map[string]bool{}
 	for _, m := range regexp.MustCompile("`([a-z-]+)`").FindAllStringSubmatch(text[start:start+end], -1) {
@@ -263,11 +263,11 @@ func TestREADMEListsTheKeys(t *testing.T) {
 	}
 	for k := range keys() {
 		if !listed[k] {
-			t.Errorf("the README does not list %s", k)
+			t.Errorf("docs/configuration.md does not list %s", k)
 		}
 		delete(listed, k)
 	}
 	for k := range listed {
-		t.Errorf("the README lists %s, which is no key", k)
+		t.Errorf("docs/configuration.md lists %s, which is no key", k)
 	}
 }
