@@ -198,42 +198,48 @@ func (p *Profile) applyFlags(f Flags) error {
 	return nil
 }
 
-// setVersion takes the operator's version from --operator-version, else
-// its Deployment's image tag, else assumes the newest drvcheck knows.
+// setVersion takes the operator's version from the first source that
+// gives one: --operator-version, its Deployment's image tag, the values
+// file's operator.version, the chart's version; else it assumes the
+// newest drvcheck knows. A version the user wrote that does not parse is
+// an error; one read from an image or a chart is passed over.
 func (p *Profile) setVersion(f Flags, objs Objects) error {
-	if f.OperatorVersion != "" {
-		v, err := ParseVersion(f.OperatorVersion)
-		if err != nil {
-			return fmt.Errorf("--operator-version: %w", err)
+	for _, src := range p.versionSources(f, objs) {
+		if src.value == "" {
+			continue
 		}
-		p.Version, p.VersionFrom = v, "--operator-version"
-		return nil
-	}
-	for _, img := range objs.Images {
-		ref, err := imageref.Parse(img)
-		if err == nil && strings.HasSuffix(ref.Repository, "/gpu-operator") {
-			if v, err := ParseVersion(ref.Tag); err == nil {
-				p.Version, p.VersionFrom = v, "the gpu-operator image "+img
-				return nil
-			}
-		}
-	}
-	if p.valuesVersion != "" {
-		v, err := ParseVersion(p.valuesVersion)
-		if err != nil {
-			return fmt.Errorf("--operator-values: operator.version: %w", err)
-		}
-		p.Version, p.VersionFrom = v, "operator.version of the values file"
-		return nil
-	}
-	if p.chartVersion != "" {
-		if v, err := ParseVersion(p.chartVersion); err == nil {
-			p.Version, p.VersionFrom = v, "the gpu-operator chart version of "+p.Drivers[0].Owner()
+		v, err := ParseVersion(src.value)
+		if err == nil {
+			p.Version, p.VersionFrom = v, src.from
 			return nil
+		}
+		if src.given != "" {
+			return fmt.Errorf("%s: %w", src.given, err)
 		}
 	}
 	p.Version, p.VersionFrom = Newest, versionAssumed
 	return nil
+}
+
+// versionSource is one place the operator's version may come from.
+type versionSource struct {
+	value, from string
+	given       string // names what the user wrote, whose error is theirs
+}
+
+// versionSources lists them, the first that gives a version winning.
+func (p *Profile) versionSources(f Flags, objs Objects) []versionSource {
+	out := []versionSource{{value: f.OperatorVersion, from: "--operator-version", given: "--operator-version"}}
+	for _, img := range objs.Images {
+		if ref, err := imageref.Parse(img); err == nil && strings.HasSuffix(ref.Repository, "/gpu-operator") {
+			out = append(out, versionSource{value: ref.Tag, from: "the gpu-operator image " + img})
+		}
+	}
+	out = append(out, versionSource{value: p.valuesVersion, from: "operator.version of the values file", given: "--operator-values: operator.version"})
+	if p.chartVersion != "" {
+		out = append(out, versionSource{value: p.chartVersion, from: "the gpu-operator chart version of " + p.Drivers[0].Owner()})
+	}
+	return out
 }
 
 // scopeUpgrades gives NVIDIADrivers the ClusterPolicy's upgradePolicy

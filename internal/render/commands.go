@@ -16,6 +16,14 @@ func TextOrJSON(command, format string) error {
 }
 
 // writeJSON prints v as indented JSON, as every json output does.
+// writeList writes {"key": list}, an empty list as [] rather than null.
+func writeList[T any](w io.Writer, key string, list []T) error {
+	if list == nil {
+		list = []T{}
+	}
+	return writeJSON(w, map[string]any{key: list})
+}
+
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -36,22 +36,12 @@ func githubCommand(f policy.Finding, opt Options) string {
 	if f.File != "" && f.File != "-" {
 		props = append(props, "file="+escapeProperty(opt.displayPath(f.File)), fmt.Sprintf("line=%d", max(f.Line, 1)))
 	}
-	title, level := strings.TrimSpace(f.Rule+" "+f.Title), githubLevel(f.Severity)
+	title, level := strings.TrimSpace(f.Rule+" "+f.Title), githubLevels.of(f.Severity)
 	if f.Baseline == baseline.Existing { // the pull request did not bring it: a notice, not a failure
 		title, level = title+" (existing)", "notice"
 	}
 	props = append(props, "title="+escapeProperty(title))
 	return fmt.Sprintf("::%s %s::%s", level, strings.Join(props, ","), escapeData(f.Object.String()+": "+f.Message))
-}
-
-func githubLevel(severity string) string {
-	switch severity {
-	case policy.Error:
-		return "error"
-	case policy.Warning:
-		return "warning"
-	}
-	return "notice"
 }
 
 // escapeData escapes a command's message as the Actions runner decodes it
@@ -66,3 +56,6 @@ func escapeData(s string) string {
 func escapeProperty(s string) string {
 	return oneline.Escape(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s))
 }
+
+// githubLevels are the workflow commands' levels by severity.
+var githubLevels = levels{error: "error", warning: "warning", other: "notice"}

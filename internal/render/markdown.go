@@ -41,7 +41,7 @@ func Markdown(w io.Writer, r Report, opt Options) error {
 				fmt.Fprintf(bw, "\n… and %d more; see the JSON or SARIF report.\n", len(r.Findings)-markdownRows)
 				break
 			}
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", severityIcon(f.Severity), cell(f.Rule+" "+f.Title+existingMark(f)),
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", markdownIcons.of(f.Severity), cell(f.Rule+" "+f.Title+existingMark(f)),
 				cell(f.Object.String()), location(f, opt), cell(f.Message))
 		}
 		fmt.Fprintln(bw)
@@ -90,16 +90,6 @@ func bySeverity(fs []policy.Finding) []policy.Finding {
 	return out
 }
 
-func severityIcon(severity string) string {
-	switch severity {
-	case policy.Error:
-		return "❌"
-	case policy.Warning:
-		return "⚠️"
-	}
-	return "ℹ️"
-}
-
 func location(f policy.Finding, opt Options) string {
 	if f.File == "" {
 		return ""
@@ -122,3 +112,6 @@ func plural(n int, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
+
+// markdownIcons mark a finding's severity in the table.
+var markdownIcons = levels{error: "❌", warning: "⚠️", other: "ℹ️"}

@@ -22,10 +22,7 @@ func RulesFormat(format string) error {
 // (json), or the reference page docs/rules.md is (markdown).
 func Rules(w io.Writer, format string, rules []policy.Rule) error {
 	if format == "json" {
-		if rules == nil {
-			rules = []policy.Rule{}
-		}
-		return writeJSON(w, map[string]any{"rules": rules})
+		return writeList(w, "rules", rules)
 	}
 	bw := bufio.NewWriter(w)
 	if format == "markdown" {

@@ -161,7 +161,7 @@ func sarifRules(r Report) ([]sarifRule, map[string]int) {
 			ID:                   rule.ID,
 			Name:                 rule.Title,
 			ShortDescription:     sarifText{Text: cmp.Or(rule.Title, rule.ID)},
-			DefaultConfiguration: sarifConfig{Level: sarifLevel(rule.Severity)},
+			DefaultConfiguration: sarifConfig{Level: sarifLevels.of(rule.Severity)},
 			Properties:           sarifProps{Tags: []string{"drvcheck", "kubernetes", "gpu"}},
 		}
 		if rule.Help != "" {
@@ -183,7 +183,7 @@ func sarifResultOf(f policy.Finding, index map[string]int, opt Options) sarifRes
 	res := sarifResult{
 		RuleID:              f.Rule,
 		RuleIndex:           index[f.Rule],
-		Level:               sarifLevel(f.Severity),
+		Level:               sarifLevels.of(f.Severity),
 		Message:             sarifText{Text: f.Object.String() + ": " + f.Message},
 		PartialFingerprints: map[string]string{"drvcheckFinding/v1": fingerprint(f)},
 		BaselineState:       sarifBaseline[f.Baseline],
@@ -228,17 +228,6 @@ func fingerprint(f policy.Finding) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// sarifLevel maps drvcheck severities to SARIF levels.
-func sarifLevel(severity string) string {
-	switch severity {
-	case policy.Error:
-		return "error"
-	case policy.Warning:
-		return "warning"
-	}
-	return "note"
-}
-
 // allFindings lists reported and suppressed findings together.
 func allFindings(r Report) []policy.Finding {
 	out := make([]policy.Finding, 0, len(r.Findings)+len(r.Suppressed))
@@ -248,3 +237,6 @@ func allFindings(r Report) []policy.Finding {
 	}
 	return out
 }
+
+// sarifLevels are SARIF's levels by severity.
+var sarifLevels = levels{error: "error", warning: "warning", other: "note"}

@@ -13,10 +13,7 @@ import (
 // the output of failing tests and a closing count, or {"tests": [...]}.
 func Verify(w io.Writer, format string, results []policy.TestResult) error {
 	if format == "json" {
-		if results == nil {
-			results = []policy.TestResult{}
-		}
-		return writeJSON(w, map[string]any{"tests": results})
+		return writeList(w, "tests", results)
 	}
 	bw := bufio.NewWriter(w)
 	counts := map[string]int{}
@@ -42,14 +39,12 @@ func Verify(w io.Writer, format string, results []policy.TestResult) error {
 	return bw.Flush()
 }
 
+// outcomeLabels are the verify lines' first words; a test not run is SKIP.
+var outcomeLabels = map[string]string{policy.Pass: "PASS", policy.Fail: "FAIL", policy.Erred: "ERROR"}
+
 func outcomeLabel(outcome string) string {
-	switch outcome {
-	case policy.Pass:
-		return "PASS"
-	case policy.Fail:
-		return "FAIL"
-	case policy.Erred:
-		return "ERROR"
+	if l, ok := outcomeLabels[outcome]; ok {
+		return l
 	}
 	return "SKIP"
 }

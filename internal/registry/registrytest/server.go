@@ -383,17 +383,18 @@ func (s *Server) tags(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(list)
 }
 
-// faultCode is the distribution error code that goes with status.
+// faultCodes are the distribution error codes that go with a status;
+// any other is UNAVAILABLE.
+var faultCodes = map[int]string{
+	http.StatusUnauthorized:    "UNAUTHORIZED",
+	http.StatusForbidden:       "DENIED",
+	http.StatusNotFound:        "NAME_UNKNOWN",
+	http.StatusTooManyRequests: "TOOMANYREQUESTS",
+}
+
 func faultCode(status int) string {
-	switch status {
-	case http.StatusUnauthorized:
-		return "UNAUTHORIZED"
-	case http.StatusForbidden:
-		return "DENIED"
-	case http.StatusNotFound:
-		return "NAME_UNKNOWN"
-	case http.StatusTooManyRequests:
-		return "TOOMANYREQUESTS"
+	if c, ok := faultCodes[status]; ok {
+		return c
 	}
 	return "UNAVAILABLE"
 }
