@@ -99,7 +99,7 @@ func (d Driver) imageAlone(kernel, osTag string) (imageref.Ref, error) {
 	}
 	ref, err := imageref.Parse(whole)
 	if err != nil {
-		return imageref.Ref{}, fmt.Errorf("%s: image makes %w: its pods fail with InvalidImageName", d.Owner(), err)
+		return imageref.Ref{}, fmt.Errorf("%s: image %q makes no image reference; its pods would fail with InvalidImageName", d.Owner(), d.Image)
 	}
 	if ref.Digest != "" {
 		return ref, d.noDigestWhenPrecompiled()

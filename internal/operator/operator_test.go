@@ -35,13 +35,14 @@ func TestRef(t *testing.T) {
 		}
 	}
 	for name, d := range map[string]Driver{
-		"repository only":      {Object: object.Ref{Kind: "ClusterPolicy", Name: "cp"}, Repository: "nvcr.io/nvidia"},
-		"no version":           {Object: object.Ref{Kind: "ClusterPolicy", Name: "cp"}, Repository: "nvcr.io/nvidia", Image: "driver"},
-		"not a version":        {Object: object.Ref{Kind: "ClusterPolicy", Name: "cp"}, Repository: "r", Image: "driver", Version: "latest"},
-		"precompiled digest":   {Object: object.Ref{Kind: "ClusterPolicy", Name: "cp"}, Repository: "r", Image: "driver", Version: digest, Precompiled: true},
-		"short digest":         {Object: object.Ref{Kind: "ClusterPolicy", Name: "cp"}, Repository: "r", Image: "driver", Version: "sha256:abc"},
-		"nothing set":          {Object: object.Ref{Kind: "ClusterPolicy", Name: "cp"}},
-		"image, version alone": {Object: object.Ref{Kind: "ClusterPolicy", Name: "cp"}, Image: "driver", Version: "550"},
+		"repository only":           {Object: object.Ref{Kind: "ClusterPolicy", Name: "cp"}, Repository: "nvcr.io/nvidia"},
+		"no version":                {Object: object.Ref{Kind: "ClusterPolicy", Name: "cp"}, Repository: "nvcr.io/nvidia", Image: "driver"},
+		"not a version":             {Object: object.Ref{Kind: "ClusterPolicy", Name: "cp"}, Repository: "r", Image: "driver", Version: "latest"},
+		"precompiled digest":        {Object: object.Ref{Kind: "ClusterPolicy", Name: "cp"}, Repository: "r", Image: "driver", Version: digest, Precompiled: true},
+		"short digest":              {Object: object.Ref{Kind: "ClusterPolicy", Name: "cp"}, Repository: "r", Image: "driver", Version: "sha256:abc"},
+		"nothing set":               {Object: object.Ref{Kind: "ClusterPolicy", Name: "cp"}},
+		"image, version alone":      {Object: object.Ref{Kind: "ClusterPolicy", Name: "cp"}, Image: "driver", Version: "550"},
+		"image alone, no reference": {Object: object.Ref{Kind: "ClusterPolicy", Name: "cp"}, Image: "nvcr.io/NVIDIA/driver:550"},
 	} {
 		if _, err := d.Ref("k", "ubuntu22.04"); err == nil || !strings.HasPrefix(err.Error(), "ClusterPolicy/cp: ") {
 			t.Errorf("%s: %v, want an error naming ClusterPolicy/cp", name, err)
