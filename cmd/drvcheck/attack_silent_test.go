@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/operator/change"
 	"github.com/drvcheck/drvcheck/internal/plan"
 )
 
@@ -162,11 +162,11 @@ func TestDiffValuesFilesAreNamedForWhatTheyConfigure(t *testing.T) {
 	writeFile(t, images, "image\nnvcr.io/nvidia/driver:595.91.07-ubuntu22.04\nnvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.12.0\n")
 
 	c, code := diffJSONArgs(t, "diff", a, b, opFile("change/nodes.yaml"), "--matrix", images)
-	if c.Verdict != operator.NoOp || code != 0 || len(c.Scopes) != 1 || c.Scopes[0].Owner != "ClusterPolicy/cluster-policy" {
+	if c.Verdict != change.NoOp || code != 0 || len(c.Scopes) != 1 || c.Scopes[0].Owner != "ClusterPolicy/cluster-policy" {
 		t.Errorf("same values, two paths: %s (exit %d) %+v %+v", c.Verdict, code, c.Scopes, c.Nodes)
 	}
 	c, _ = diffJSONArgs(t, "diff", a, pull, opFile("change/nodes.yaml"), "--matrix", images)
-	if c.Verdict != operator.RestartOnly || len(c.Nodes) != 3 || c.Nodes[0].Kind != operator.RestartOnly {
+	if c.Verdict != change.RestartOnly || len(c.Nodes) != 3 || c.Nodes[0].Kind != change.RestartOnly {
 		t.Errorf("imagePullPolicy: %s %+v", c.Verdict, c.Nodes)
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/operator/change"
 	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/internal/runner"
 	"github.com/drvcheck/drvcheck/policy"
@@ -44,7 +44,7 @@ func diffCmd(o *options) runFunc {
 		// Nodes that lose their driver pod are rolled by nobody: no
 		// rollout's verdict speaks of them, and they are the worst a
 		// change can do.
-		if c.Verdict == operator.Removed && o.failsAt(policy.Error) {
+		if c.Verdict == change.Removed && o.failsAt(policy.Error) {
 			return errFindings
 		}
 		return nil

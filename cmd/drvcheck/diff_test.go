@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/operator/change"
 	"github.com/drvcheck/drvcheck/internal/plan"
 )
 
@@ -46,7 +46,7 @@ func changedPaths(c plan.Change) []string {
 // that deletes GPU pods meets it.
 func TestDiffOperatorChanges(t *testing.T) {
 	c, code := diffJSON(t, "base.yaml", "labels.yaml")
-	if c.Verdict != operator.RestartOnly || code != 0 || !slices.Equal(changedPaths(c), []string{"template spec.daemonsets.labels.team"}) {
+	if c.Verdict != change.RestartOnly || code != 0 || !slices.Equal(changedPaths(c), []string{"template spec.daemonsets.labels.team"}) {
 		t.Fatalf("labels: %s (exit %d) %v", c.Verdict, code, changedPaths(c))
 	}
 	for _, n := range c.Rolling.Nodes {
@@ -56,7 +56,7 @@ func TestDiffOperatorChanges(t *testing.T) {
 	}
 
 	c, code = diffJSON(t, "base.yaml", "manager.yaml")
-	if c.Verdict != operator.FullRollout || code != 1 || !slices.Equal(changedPaths(c), []string{"digest spec.driver.manager.version"}) {
+	if c.Verdict != change.FullRollout || code != 1 || !slices.Equal(changedPaths(c), []string{"digest spec.driver.manager.version"}) {
 		t.Fatalf("manager: %s (exit %d) %v", c.Verdict, code, changedPaths(c))
 	}
 	failed := 0
@@ -70,18 +70,18 @@ func TestDiffOperatorChanges(t *testing.T) {
 	}
 
 	c, _ = diffJSON(t, "base.yaml", "driver.yaml")
-	if c.Verdict != operator.FullRollout || !slices.Equal(changedPaths(c), []string{"digest spec.driver.version"}) || c.Rolling == nil || len(c.Rolling.Nodes) != 3 {
+	if c.Verdict != change.FullRollout || !slices.Equal(changedPaths(c), []string{"digest spec.driver.version"}) || c.Rolling == nil || len(c.Rolling.Nodes) != 3 {
 		t.Fatalf("driver: %s %v %+v", c.Verdict, changedPaths(c), c.Rolling)
 	}
 
 	c, code = diffJSON(t, "base.yaml", "base.yaml")
-	if c.Verdict != operator.NoOp || c.Rolling != nil || code != 0 {
+	if c.Verdict != change.NoOp || c.Rolling != nil || code != 0 {
 		t.Errorf("no change: %s %+v", c.Verdict, c.Rolling)
 	}
 
 	// Before v26.7 nothing is restart-only: the operator had no digest.
 	c, _ = diffJSON(t, "base.yaml", "labels.yaml", "--operator-version", "v25.10.1")
-	if c.Verdict != operator.FullRollout || !strings.Contains(c.Scopes[0].Why, "no restart-only upgrades") {
+	if c.Verdict != change.FullRollout || !strings.Contains(c.Scopes[0].Why, "no restart-only upgrades") {
 		t.Errorf("v25.10: %s %+v", c.Verdict, c.Scopes)
 	}
 }
@@ -138,27 +138,27 @@ func TestDiffReviewCases(t *testing.T) {
 	b := values("b.yaml", "operator: {version: v26.7.0}\ndriver: {version: \"610.57.04\", manager: {version: v0.12.0}}\n")
 	images := values("images.csv", "image\nnvcr.io/nvidia/driver:595.91.07-ubuntu22.04\nnvcr.io/nvidia/driver:610.57.04-ubuntu22.04\nnvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.12.0\n")
 	c, _ := diffJSONArgs(t, "diff", a, b, opFile("change/nodes.yaml"), "--matrix", images)
-	if c.Verdict != operator.FullRollout || !slices.Equal(changedPaths(c), []string{"digest driver.version"}) {
+	if c.Verdict != change.FullRollout || !slices.Equal(changedPaths(c), []string{"digest driver.version"}) {
 		t.Errorf("values: %s %v", c.Verdict, changedPaths(c))
 	}
 
 	// The driver turned off: every node loses its driver pod.
 	off := values("off.yaml", strings.Replace(readFile(t, opFile("change/base.yaml")), "    enabled: true\n    useNvidiaDriverCRD", "    enabled: false\n    useNvidiaDriverCRD", 1))
 	c, _ = diffJSONArgs(t, "diff", opFile("change/base.yaml"), off, opFile("change/nodes.yaml"), "--matrix", opFile("change/images.csv"), "--operator-version", "v26.7.0")
-	if c.Verdict != operator.Removed || len(c.Nodes) != 3 || c.Nodes[0].Kind != operator.Removed {
+	if c.Verdict != change.Removed || len(c.Nodes) != 3 || c.Nodes[0].Kind != change.Removed {
 		t.Errorf("driver off: %s %+v", c.Verdict, c.Nodes)
 	}
 
 	// The base side has no nodes (the PR adds the snapshot): the nodes
 	// take their scope's change, not "first driver pod".
 	c, _ = diffJSONArgs(t, "diff", opFile("change/base.yaml"), opFile("change/driver.yaml"), "--matrix", opFile("change/images.csv"))
-	if c.Verdict != operator.FullRollout || len(c.Nodes) != 0 {
+	if c.Verdict != change.FullRollout || len(c.Nodes) != 0 {
 		t.Errorf("no nodes: %s %+v", c.Verdict, c.Nodes)
 	}
 	withNodes := values("head/clusterpolicy.yaml", readFile(t, opFile("change/driver.yaml")))
 	writeFile(t, filepath.Join(dir, "head", "nodes.yaml"), readFile(t, opFile("change/nodes.yaml")))
 	c, _ = diffJSONArgs(t, "diff", opFile("change/base.yaml"), filepath.Dir(withNodes), "--matrix", opFile("change/images.csv"))
-	if c.Verdict != operator.FullRollout || c.Nodes[0].Kind != operator.FullRollout || !strings.Contains(c.Nodes[0].Why, "not among the base's nodes") {
+	if c.Verdict != change.FullRollout || c.Nodes[0].Kind != change.FullRollout || !strings.Contains(c.Nodes[0].Why, "not among the base's nodes") {
 		t.Errorf("nodes new in head: %s %+v", c.Verdict, c.Nodes)
 	}
 }

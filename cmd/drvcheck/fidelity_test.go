@@ -14,7 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/operator/change"
 	"github.com/drvcheck/drvcheck/internal/registry/registrytest"
 	"github.com/drvcheck/drvcheck/internal/testcluster"
 	"github.com/drvcheck/drvcheck/policy"
@@ -623,7 +623,7 @@ spec:
       initContainers:
       - name: k8s-driver-manager
         image: nvcr.io/nvidia/cloud-native/k8s-driver-manager:%s
-        env: [{name: %s, value: "%s"}]`, fromManager, operator.DriverConfigDigestEnv, configDigest(version, fromManager))
+        env: [{name: %s, value: "%s"}]`, fromManager, change.DriverConfigDigestEnv, configDigest(version, fromManager))
 	return ds("nvidia-driver-daemonset", "nvcr.io/nvidia/driver:"+version+"-ubuntu22.04", driverTolerations, manager) +
 		ds("nvidia-operator-validator", "nvcr.io/nvidia/gpu-operator-validator:v25.10.1", "[{operator: Exists}]", "")
 }
@@ -637,7 +637,7 @@ func templatePatch(metadata, manager, digest string) string {
 		image = `"image":"nvcr.io/nvidia/cloud-native/k8s-driver-manager:` + manager + `",`
 	}
 	return `{"spec":{"template":{"metadata":{` + metadata + `},"spec":{"initContainers":[{"name":"k8s-driver-manager",` + image +
-		`"env":[{"name":"` + operator.DriverConfigDigestEnv + `","value":"` + digest + `"}]}]}}}}`
+		`"env":[{"name":"` + change.DriverConfigDigestEnv + `","value":"` + digest + `"}]}]}}}}`
 }
 
 // markStates labels the states an earlier rollout left, and cordons the

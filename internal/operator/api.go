@@ -20,7 +20,7 @@ type ClusterPolicy struct {
 		GDRCopy *AuxSpec   `json:"gdrcopy,omitempty"`
 	} `json:"spec"`
 	// Raw is the whole spec as read: what a change to it does to the
-	// driver DaemonSet is judged field by field (digest.go).
+	// driver DaemonSet is judged field by field (internal/operator/change).
 	Raw map[string]any `json:"-"`
 }
 

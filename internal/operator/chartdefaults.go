@@ -43,7 +43,7 @@ func defaultVersion(v Version) (string, bool) {
 // unknown release, or one only assumed, leaves the image unresolved.
 func (p *Profile) fromChartDefaults() {
 	for i := range p.Drivers {
-		if d := &p.Drivers[i]; d.chart && d.Version == "" {
+		if d := &p.Drivers[i]; d.Chart && d.Version == "" {
 			p.chartDefault(d)
 		}
 	}

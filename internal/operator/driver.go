@@ -41,11 +41,13 @@ type Driver struct {
 	// RDMA: GPUDirect RDMA is enabled (the nvidia-peermem container).
 	RDMA bool
 	// Spec is the object's whole spec as read (the values, for the
-	// chart's), which a change is judged on field by field (change.go).
+	// chart's), which a change is judged on field by field
+	// (internal/operator/change).
 	Spec map[string]any
-	// chart marks a driver the chart's values make: a version they leave
-	// out is the chart's default of its release.
-	chart bool
+	// Chart marks a driver the chart's values make: a version they leave
+	// out is the chart's default of its release, and Spec's paths carry
+	// no spec. prefix.
+	Chart bool
 }
 
 // Owner names the driver as the operator's owner label does, e.g.

@@ -29,7 +29,10 @@ func ParseVersion(s string) (Version, error) {
 
 func (v Version) String() string { return fmt.Sprintf("v%d.%d.%d", v.Major, v.Minor, v.Patch) }
 
-func (v Version) atLeast(major, minor int) bool {
+// AtLeast says whether v is release major.minor or a later one: the
+// operator's behaviour changes by release (OS tags here, restart-only
+// upgrades and per-NVIDIADriver upgrade scopes from v26.7).
+func (v Version) AtLeast(major, minor int) bool {
 	return v.Major > major || v.Major == major && v.Minor >= minor
 }
 
@@ -41,9 +44,9 @@ func OSTag(id, versionID string, v Version) string {
 	major, _, _ := strings.Cut(versionID, ".")
 	n, _ := strconv.Atoi(major)
 	switch {
-	case v.atLeast(26, 7) && (id == "rhel" || id == "rocky" || id == "ol"),
-		v.atLeast(26, 3) && id == "rocky",
-		v.atLeast(26, 3) && id == "rhel" && n >= 10:
+	case v.AtLeast(26, 7) && (id == "rhel" || id == "rocky" || id == "ol"),
+		v.AtLeast(26, 3) && id == "rocky",
+		v.AtLeast(26, 3) && id == "rhel" && n >= 10:
 		return id + major
 	}
 	return id + versionID

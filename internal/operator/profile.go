@@ -34,7 +34,8 @@ type Profile struct {
 	// Notes are what the run should say about the profile's sources.
 	Notes []string
 	// clusterUpgrade: before v26.7 the ClusterPolicy's upgradePolicy rolls
-	// the NVIDIADriver nodes too, as one scope.
+	// the NVIDIADriver nodes too, as one scope; its hostPaths.rootFS is
+	// their host root (HostRoot).
 	clusterUpgrade []*ClusterPolicy
 }
 
@@ -245,7 +246,7 @@ func (p *Profile) versionSources(f Flags, objs Objects) []versionSource {
 // scopeUpgrades gives NVIDIADrivers the ClusterPolicy's upgradePolicy
 // before v26.7, when each CR had no policy of its own.
 func (p *Profile) scopeUpgrades() {
-	if p.Mode != ModeNVIDIADriver || p.Version.atLeast(26, 7) {
+	if p.Mode != ModeNVIDIADriver || p.Version.AtLeast(26, 7) {
 		return
 	}
 	var spec *UpgradePolicySpec
@@ -262,7 +263,7 @@ func (p *Profile) scopeUpgrades() {
 // Scoped says whether each driver's nodes roll as their own scope
 // (NVIDIADriver, v26.7+) rather than all managed nodes as one.
 func (p *Profile) Scoped() bool {
-	return p.Mode == ModeNVIDIADriver && p.Version.atLeast(26, 7)
+	return p.Mode == ModeNVIDIADriver && p.Version.AtLeast(26, 7)
 }
 
 // check refuses a driver no node could get an image from, naming it.
@@ -336,3 +337,15 @@ func (p *Profile) versionAssumed() bool { return p.VersionFrom == versionAssumed
 // VersionKnown says whether the inputs or flags name the operator's
 // release, rather than drvcheck assuming the newest it knows.
 func (p *Profile) VersionKnown() bool { return p != nil && !p.versionAssumed() }
+
+// HostRoot is spec.hostPaths.rootFS of the one ClusterPolicy read beside
+// NVIDIADrivers: the host root of every NVIDIADriver's pods, which a diff
+// compares (internal/operator/change). Nil when unset, or without exactly
+// one such ClusterPolicy.
+func (p *Profile) HostRoot() any {
+	if p == nil || len(p.clusterUpgrade) != 1 {
+		return nil
+	}
+	paths, _ := p.clusterUpgrade[0].Raw["hostPaths"].(map[string]any)
+	return paths["rootFS"]
+}

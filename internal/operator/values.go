@@ -85,7 +85,7 @@ func fromValueMap(m map[string]any, src object.Ref, where string) (*Profile, err
 		return nil, fmt.Errorf("%s: not a values file: %v", where, err)
 	}
 	s := v.Driver.DriverSpec
-	d := Driver{Object: src, chart: true, Enabled: s.Enabled == nil || *s.Enabled,
+	d := Driver{Object: src, Chart: true, Enabled: s.Enabled == nil || *s.Enabled,
 		Precompiled: isTrue(s.UsePrecompiled), Repository: s.Repository, Image: s.Image, Version: s.Version,
 		Aux: withChartDefaults(auxOf("", s.Manager, v.GDS, v.GDRCopy)), KernelModuleType: s.KernelModuleType, UseOpenKernelModules: isTrue(s.UseOpenKernelModules), RDMA: s.RDMA != nil && isTrue(s.RDMA.Enabled), Spec: m}
 	if u := s.UpgradePolicy; u != nil && u.PodDeletion == nil {

@@ -1,25 +1,25 @@
 package plan
 
-import "github.com/drvcheck/drvcheck/internal/operator"
+import "github.com/drvcheck/drvcheck/internal/operator/change"
 
 // Change is what a change of the operator's configuration does (drvcheck
 // diff): the verdict, each scope's fields, each node's change, and the
 // rollout when there is one to run.
 type Change struct {
-	Verdict string                 `json:"verdict"` // no-op, restart-only or full-rollout
-	Base    string                 `json:"base"`
-	Head    string                 `json:"head"`
-	Scopes  []operator.ScopeChange `json:"scopes"`
-	Nodes   []operator.NodeChange  `json:"nodes"`
-	Rolling *Rolling               `json:"rolling"` // nil for a no-op
+	Verdict string               `json:"verdict"` // no-op, restart-only or full-rollout
+	Base    string               `json:"base"`
+	Head    string               `json:"head"`
+	Scopes  []change.ScopeChange `json:"scopes"`
+	Nodes   []change.NodeChange  `json:"nodes"`
+	Rolling *Rolling             `json:"rolling"` // nil for a no-op
 }
 
 // Worst is the verdict: the most disruptive change of any node, and of
 // any scope that owns a node of the new side (or of any scope when no
 // node is known).
 func (c *Change) Worst() string {
-	rank := map[string]int{operator.NoOp: 0, operator.RestartOnly: 1, operator.FullRollout: 2, operator.Removed: 3}
-	worst := operator.NoOp
+	rank := map[string]int{change.NoOp: 0, change.RestartOnly: 1, change.FullRollout: 2, change.Removed: 3}
+	worst := change.NoOp
 	see := func(k string) {
 		if rank[k] > rank[worst] {
 			worst = k
@@ -28,7 +28,7 @@ func (c *Change) Worst() string {
 	owners := map[string]bool{}
 	for _, n := range c.Nodes {
 		see(n.Kind)
-		if n.Kind != operator.Removed {
+		if n.Kind != change.Removed {
 			owners[n.Scope] = true
 		}
 	}
@@ -43,14 +43,14 @@ func (c *Change) Worst() string {
 // ChangeOf says, for RollingOptions.Change, what c does to each node; a
 // node the new configuration does not manage keeps its driver.
 func (c *Change) ChangeOf() func(node string) (string, string) {
-	byNode := make(map[string]operator.NodeChange, len(c.Nodes))
+	byNode := make(map[string]change.NodeChange, len(c.Nodes))
 	for _, n := range c.Nodes {
 		byNode[n.Node] = n
 	}
 	return func(node string) (string, string) {
 		n, ok := byNode[node]
 		if !ok {
-			return operator.NoOp, "not managed by the new configuration"
+			return change.NoOp, "not managed by the new configuration"
 		}
 		return n.Kind, n.Why
 	}

@@ -116,7 +116,7 @@ type RollingOptions struct {
 	// for a node's owner ("" without a profile).
 	Policy func(owner string) (operator.Policy, string)
 	// Change, when set, says what the change rolled does to each node's
-	// driver pod (operator.NoOp, RestartOnly or FullRollout) in place of
+	// driver pod (change.NoOp, RestartOnly or FullRollout) in place of
 	// comparing its driver version with Driver: a change of the
 	// driver's configuration other than its version (drvcheck diff).
 	Change func(node string) (kind, why string)

@@ -13,6 +13,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/operator/change"
 	"github.com/drvcheck/drvcheck/internal/plan"
 	"github.com/drvcheck/drvcheck/internal/runner"
 )
@@ -476,7 +477,7 @@ func TestRollingGPUDaemonSetFails(t *testing.T) {
 // skipped whatever its driver version.
 func TestRollingRestartOnly(t *testing.T) {
 	m, after := gpuFleet(t, 3, func(int) string { return "" }, gpuDaemonSet)
-	kinds := map[string]string{"g0": operator.RestartOnly, "g1": operator.RestartOnly, "g2": operator.NoOp}
+	kinds := map[string]string{"g0": change.RestartOnly, "g1": change.RestartOnly, "g2": change.NoOp}
 	opt := operatorFlow(nil)
 	opt.Driver, opt.Change = "the new configuration", func(n string) (string, string) { return kinds[n], "test" }
 	r, err := plan.Roll(m, after, opt)

@@ -6,6 +6,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/operator/change"
 )
 
 // The upgrade library's states (k8s-operator-libs pkg/upgrade/consts.go)
@@ -84,30 +85,30 @@ func startOf(m *drain.Model, n *corev1.Node, version string) start {
 // goes on as startOf says; a restart-only one is marked so. The library
 // never takes the restart-only path for a node whose upgrade was
 // requested (shouldRestartOnly, upgrade_inplace.go:159-178).
-func changeStart(n *corev1.Node, st start, sc *scope, change func(string) (string, string)) start {
-	kind, why := change(n.Name)
+func changeStart(n *corev1.Node, st start, sc *scope, changeOf func(string) (string, string)) start {
+	kind, why := changeOf(n.Name)
 	state := n.Labels[nodefacts.UpgradeState]
-	if kind == operator.NoOp && (state == "" || state == stateDone) {
+	if kind == change.NoOp && (state == "" || state == stateDone) {
 		return start{entry: inSync, state: state, note: why}
 	}
 	if st.entry == inSync {
 		st.entry = fresh
 	}
-	if st.entry == resumes && st.state == stateUncordon && state == stateFailed && kind != operator.NoOp {
+	if st.entry == resumes && st.state == stateUncordon && state == stateFailed && kind != change.NoOp {
 		st = start{entry: keepsFail, state: state} // its pod is not on the new template
 	}
-	sc.restart[n.Name] = kind == operator.RestartOnly && n.Annotations[nodefacts.UpgradeRequested] != "true"
+	sc.restart[n.Name] = kind == change.RestartOnly && n.Annotations[nodefacts.UpgradeRequested] != "true"
 	return st
 }
 
-// removedBy says whether change (a diff's) takes the node's driver pod
+// removedBy says whether changeOf (a diff's) takes the node's driver pod
 // away, and why.
-func removedBy(change func(string) (string, string), node string) (bool, string) {
-	if change == nil {
+func removedBy(changeOf func(string) (string, string), node string) (bool, string) {
+	if changeOf == nil {
 		return false, ""
 	}
-	kind, why := change(node)
-	return kind == operator.Removed, why
+	kind, why := changeOf(node)
+	return kind == change.Removed, why
 }
 
 // manualStart: the manual procedure upgrades every node not on version.

@@ -6,16 +6,16 @@ import (
 	"io"
 
 	"github.com/drvcheck/drvcheck/internal/oneline"
-	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/operator/change"
 	"github.com/drvcheck/drvcheck/internal/plan"
 )
 
 // changeWords are the verdicts as the text says them.
 var changeWords = map[string]string{
-	operator.NoOp:        "no-op: no driver pod changes",
-	operator.RestartOnly: "restart-only: nodes are cordoned and their driver pods restarted; no GPU pod is deleted, no node drained",
-	operator.FullRollout: "full rollout: GPU pods are deleted (drain as fallback) and the driver reloaded on every node it reaches",
-	operator.Removed:     "driver pods removed: nodes lose their driver at once, outside the upgrade controller",
+	change.NoOp:        "no-op: no driver pod changes",
+	change.RestartOnly: "restart-only: nodes are cordoned and their driver pods restarted; no GPU pod is deleted, no node drained",
+	change.FullRollout: "full rollout: GPU pods are deleted (drain as fallback) and the driver reloaded on every node it reaches",
+	change.Removed:     "driver pods removed: nodes lose their driver at once, outside the upgrade controller",
 }
 
 // Changes prints c: the verdict first, then why, then the rollout.
@@ -49,7 +49,7 @@ func Changes(w io.Writer, format string, c *plan.Change) error {
 			fmt.Fprintf(bw, "  node %s: %s\n", oneline.Escape(n.Node), oneline.Escape(n.Why))
 		}
 	}
-	fmt.Fprintf(bw, "Nodes: %d full rollout, %d restart-only, %d no-op, %d removed\n", counts[operator.FullRollout], counts[operator.RestartOnly], counts[operator.NoOp], counts[operator.Removed])
+	fmt.Fprintf(bw, "Nodes: %d full rollout, %d restart-only, %d no-op, %d removed\n", counts[change.FullRollout], counts[change.RestartOnly], counts[change.NoOp], counts[change.Removed])
 	if c.Rolling != nil {
 		fmt.Fprintln(bw)
 		if err := bw.Flush(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/operator/change"
 	"github.com/drvcheck/drvcheck/internal/plan"
 	"github.com/drvcheck/drvcheck/policy"
 )
@@ -57,10 +58,10 @@ func Diff(ctx context.Context, base, head Side, flags operator.PolicyFlags) (*pl
 		baseProfile = &operator.Profile{Version: res.Profile.Version}
 	}
 	c := &plan.Change{Base: base.Name, Head: head.Name}
-	c.Scopes = operator.Compare(baseProfile, res.Profile)
-	c.Nodes = operator.NodeChanges(c.Scopes, baseFacts, res.Facts)
+	c.Scopes = change.Compare(baseProfile, res.Profile)
+	c.Nodes = change.NodeChanges(c.Scopes, baseFacts, res.Facts)
 	c.Verdict = c.Worst()
-	if c.Verdict == operator.NoOp {
+	if c.Verdict == change.NoOp {
 		return c, nil
 	}
 	opt := plan.RollingOptions{Change: c.ChangeOf()}

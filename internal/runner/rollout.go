@@ -5,6 +5,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/operator/change"
 )
 
 // UpgradeFacts returns the drain model of the fleet as it is and the run
@@ -25,7 +26,7 @@ func UpgradeFacts(ctx context.Context, cfg Config, read Reader, node, driver str
 }
 
 // PendingChange is what the live driver DaemonSets' current templates do
-// to each node's driver pod (operator.PendingChanges), with the
+// to each node's driver pod (change.PendingChanges), with the
 // operator's release the run read or assumed: plan --all without
 // --driver.
 func PendingChange(res *Result) func(string) (string, string) {
@@ -33,11 +34,11 @@ func PendingChange(res *Result) func(string) (string, string) {
 	if res.Profile != nil {
 		v = res.Profile.Version
 	}
-	changes := operator.PendingChanges(res.Inventory.DaemonSets, res.Inventory.Pods, v, res.Profile.VersionKnown())
+	changes := change.PendingChanges(res.Inventory.DaemonSets, res.Inventory.Pods, v, res.Profile.VersionKnown())
 	return func(node string) (string, string) {
 		c, ok := changes[node]
 		if !ok {
-			return operator.NoOp, "no driver pod runs there"
+			return change.NoOp, "no driver pod runs there"
 		}
 		return c.Kind, c.Why
 	}

@@ -1,4 +1,4 @@
-package operator
+package change
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/drvcheck/drvcheck/internal/operator"
 )
 
 // What a configuration change does to the driver pods of a scope, as the
@@ -171,7 +173,7 @@ func classify(rules []fieldRule, path string) fieldRule {
 // Compare says what changing base into head does to each scope of head.
 // A driver of base is matched to head's by owner, or the only one to the
 // only one (a values file renamed).
-func Compare(base, head *Profile) []ScopeChange {
+func Compare(base, head *operator.Profile) []ScopeChange {
 	var out []ScopeChange
 	for _, h := range head.Drivers {
 		b, ok := matching(base, h, len(head.Drivers))
@@ -180,9 +182,9 @@ func Compare(base, head *Profile) []ScopeChange {
 		case !ok:
 			sc.Kind, sc.Why = FullRollout, "new: no driver of the base configuration is "+h.Owner()
 		default:
-			sc.Fields = append(fieldChanges(b, h), base.hostRootChange(head)...)
+			sc.Fields = append(fieldChanges(b, h), hostRootChange(base, head)...)
 			sc.Kind = kindOf(sc.Fields)
-			sc.Kind, sc.Why = base.versionRule(head, sc.Kind)
+			sc.Kind, sc.Why = versionRule(base, head, sc.Kind)
 		}
 		out = append(out, sc)
 	}
@@ -192,18 +194,11 @@ func Compare(base, head *Profile) []ScopeChange {
 // hostRootChange: an NVIDIADriver's DaemonSet takes the host root from
 // the ClusterPolicy's spec.hostPaths.rootFS, and hashes it
 // (nvidiadriver_controller.go:133-145; internal/state/driver.go:829).
-func (base *Profile) hostRootChange(head *Profile) []FieldChange {
-	if head.Mode != ModeNVIDIADriver {
+func hostRootChange(base, head *operator.Profile) []FieldChange {
+	if head.Mode != operator.ModeNVIDIADriver {
 		return nil
 	}
-	rootFS := func(p *Profile) any {
-		if p == nil || len(p.clusterUpgrade) != 1 {
-			return nil
-		}
-		paths, _ := p.clusterUpgrade[0].Raw["hostPaths"].(map[string]any)
-		return paths["rootFS"]
-	}
-	b, h := rootFS(base), rootFS(head)
+	b, h := base.HostRoot(), head.HostRoot()
 	if reflect.DeepEqual(normal(b), normal(h)) {
 		return nil
 	}
@@ -211,9 +206,9 @@ func (base *Profile) hostRootChange(head *Profile) []FieldChange {
 		Source: "the host root of every NVIDIADriver's pods (nvidiadriver_controller.go:133-145; internal/state/driver.go:829)"}}
 }
 
-func matching(base *Profile, h Driver, n int) (Driver, bool) {
+func matching(base *operator.Profile, h operator.Driver, n int) (operator.Driver, bool) {
 	if base == nil {
-		return Driver{}, false
+		return operator.Driver{}, false
 	}
 	for _, b := range base.Drivers {
 		if b.Owner() == h.Owner() {
@@ -223,7 +218,7 @@ func matching(base *Profile, h Driver, n int) (Driver, bool) {
 	if n == 1 && len(base.Drivers) == 1 && base.Drivers[0].Object.Kind == h.Object.Kind {
 		return base.Drivers[0], true
 	}
-	return Driver{}, false
+	return operator.Driver{}, false
 }
 
 // versionRule: restart-only needs the operator's v26.7 on both sides. A
@@ -231,15 +226,15 @@ func matching(base *Profile, h Driver, n int) (Driver, bool) {
 // predicate says no (restart_only.go:40-44). An operator upgrade
 // re-renders the driver DaemonSet from its own assets and defaults, which
 // the inputs do not show: taken as a full rollout.
-func (base *Profile) versionRule(head *Profile, kind string) (string, string) {
+func versionRule(base, head *operator.Profile, kind string) (string, string) {
 	switch {
 	case kind == NoOp && base.Version == head.Version:
 		return NoOp, ""
 	case base.Version != head.Version:
 		return FullRollout, fmt.Sprintf("the operator goes from %s to %s: its own upgrade renders the driver DaemonSet anew from its assets and defaults, which the inputs do not show; taken as a full rollout", base.Version, head.Version)
-	case kind == RestartOnly && !head.Version.atLeast(26, 7):
+	case kind == RestartOnly && !head.Version.AtLeast(26, 7):
 		return FullRollout, fmt.Sprintf("operator %s has no restart-only upgrades (from v26.7.0): any change of the driver pod's template deletes its GPU pods", head.Version)
-	case kind == RestartOnly && head.versionAssumed():
+	case kind == RestartOnly && !head.VersionKnown():
 		return FullRollout, "the operator's version is not in the inputs (no gpu-operator Deployment image, operator.version or chart version): restart-only upgrades need v26.7.0, so a full rollout is what can be promised; give --operator-version"
 	}
 	return kind, ""
@@ -260,13 +255,13 @@ func kindOf(fields []FieldChange) string {
 
 // fieldChanges lists the fields of the spec that differ, deepest first
 // found, each classed.
-func fieldChanges(b, h Driver) []FieldChange {
+func fieldChanges(b, h operator.Driver) []FieldChange {
 	rules, sections := clusterPolicyFields, driverSections
 	prefix := "spec."
 	if h.Object.Kind == "NVIDIADriver" {
 		rules, sections = nvidiaDriverFields, nil
 	}
-	if h.chart {
+	if h.Chart {
 		prefix = ""
 	}
 	var out []FieldChange

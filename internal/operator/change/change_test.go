@@ -1,22 +1,30 @@
-package operator
+package change
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/drvcheck/drvcheck/internal/object"
+	"github.com/drvcheck/drvcheck/internal/operator"
 )
 
-func driverWith(kind string, spec map[string]any) Driver {
-	return Driver{Object: object.Ref{Kind: kind, Name: "x"}, Spec: spec}
+func driverWith(kind string, spec map[string]any) operator.Driver {
+	return operator.Driver{Object: object.Ref{Kind: kind, Name: "x"}, Spec: spec}
 }
 
-func profileOf(v Version, ds ...Driver) *Profile { return &Profile{Version: v, Drivers: ds} }
+// release is the operator's release major.minor.patch.
+func release(major, minor, patch int) operator.Version {
+	return operator.Version{Major: major, Minor: minor, Patch: patch}
+}
+
+func profileOf(v operator.Version, ds ...operator.Driver) *operator.Profile {
+	return &operator.Profile{Version: v, Drivers: ds}
+}
 
 // The classes of fields, from the operator's source: what each change
 // does to an NVIDIADriver's and a ClusterPolicy's pods.
 func TestCompareClassifiesFields(t *testing.T) {
-	v267 := Version{26, 7, 0}
+	v267 := release(26, 7, 0)
 	for _, c := range []struct {
 		name       string
 		kind       string
@@ -47,9 +55,9 @@ func TestCompareClassifiesFields(t *testing.T) {
 
 // The chart's values carry the ClusterPolicy's names without spec.
 func TestCompareValues(t *testing.T) {
-	v := Version{26, 7, 0}
-	b := Driver{Object: object.Ref{Kind: "Values", Name: "a.yaml"}, chart: true, Spec: map[string]any{"driver": map[string]any{"manager": map[string]any{"version": "v0.12.0"}}, "nfd": map[string]any{"enabled": true}}}
-	h := Driver{Object: object.Ref{Kind: "Values", Name: "b.yaml"}, chart: true, Spec: map[string]any{"driver": map[string]any{"manager": map[string]any{"version": "v0.12.1"}}, "nfd": map[string]any{"enabled": false}}}
+	v := release(26, 7, 0)
+	b := operator.Driver{Object: object.Ref{Kind: "Values", Name: "a.yaml"}, Chart: true, Spec: map[string]any{"driver": map[string]any{"manager": map[string]any{"version": "v0.12.0"}}, "nfd": map[string]any{"enabled": true}}}
+	h := operator.Driver{Object: object.Ref{Kind: "Values", Name: "b.yaml"}, Chart: true, Spec: map[string]any{"driver": map[string]any{"manager": map[string]any{"version": "v0.12.1"}}, "nfd": map[string]any{"enabled": false}}}
 	got := Compare(profileOf(v, b), profileOf(v, h))
 	if got[0].Kind != FullRollout || len(got[0].Fields) != 2 || got[0].Fields[0].Path != "driver.manager.version" || got[0].Fields[1].Class != NotInPod {
 		t.Errorf("%+v", got)
@@ -60,13 +68,13 @@ func TestCompareValues(t *testing.T) {
 func TestCompareOperatorVersions(t *testing.T) {
 	labels := map[string]any{"daemonsets": map[string]any{"labels": map[string]any{"a": "b"}}}
 	same := driverWith("ClusterPolicy", map[string]any{})
-	if got := Compare(profileOf(Version{25, 10, 1}, same), profileOf(Version{26, 7, 0}, same)); got[0].Kind != FullRollout || got[0].Why == "" {
+	if got := Compare(profileOf(release(25, 10, 1), same), profileOf(release(26, 7, 0), same)); got[0].Kind != FullRollout || got[0].Why == "" {
 		t.Errorf("operator upgrade: %+v", got)
 	}
-	if got := Compare(profileOf(Version{25, 10, 1}, same), profileOf(Version{25, 10, 1}, driverWith("ClusterPolicy", labels))); got[0].Kind != FullRollout {
+	if got := Compare(profileOf(release(25, 10, 1), same), profileOf(release(25, 10, 1), driverWith("ClusterPolicy", labels))); got[0].Kind != FullRollout {
 		t.Errorf("v25.10 labels: %+v", got)
 	}
-	if got := Compare(profileOf(Version{26, 7, 0}, same), profileOf(Version{26, 7, 0}, driverWith("ClusterPolicy", labels))); got[0].Kind != RestartOnly {
+	if got := Compare(profileOf(release(26, 7, 0), same), profileOf(release(26, 7, 0), driverWith("ClusterPolicy", labels))); got[0].Kind != RestartOnly {
 		t.Errorf("v26.7 labels: %+v", got)
 	}
 }

@@ -1,10 +1,11 @@
-package operator
+package change
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/operator"
 )
 
 // Labels and annotations the DaemonSet controller keeps: the template
@@ -31,7 +32,7 @@ const (
 // With the operator's version unknown (known false: no gpu-operator image
 // with a version tag, e.g. one pinned by digest), restart-only is not
 // promised.
-func PendingChanges(daemonSets []*appsv1.DaemonSet, pods []*corev1.Pod, v Version, known bool) map[string]NodeChange {
+func PendingChanges(daemonSets []*appsv1.DaemonSet, pods []*corev1.Pod, v operator.Version, known bool) map[string]NodeChange {
 	out := map[string]NodeChange{}
 	for _, p := range pods {
 		ds := ownerOf(p, daemonSets)
@@ -44,9 +45,9 @@ func PendingChanges(daemonSets []*appsv1.DaemonSet, pods []*corev1.Pod, v Versio
 		switch {
 		case have != "" && have == want:
 			c.Kind, c.Why = NoOp, "its driver pod runs the DaemonSet's current template"
-		case known && v.atLeast(26, 7) && running != "" && running == desired:
+		case known && v.AtLeast(26, 7) && running != "" && running == desired:
 			c.Kind, c.Why = RestartOnly, "its driver pod's DRIVER_CONFIG_DIGEST is the new template's ("+desired+")"
-		case !v.atLeast(26, 7):
+		case !v.AtLeast(26, 7):
 			c.Kind, c.Why = FullRollout, "its driver pod is out of date, and operator "+v.String()+" has no restart-only upgrades"
 		case !known:
 			c.Kind, c.Why = FullRollout, "its driver pod is out of date, and the operator's version is unknown (give --operator-version): restart-only upgrades need v26.7.0"
