@@ -9,6 +9,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/cuda"
 	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
@@ -89,21 +90,9 @@ func gpuOnly(nodes []*corev1.Node) bool {
 func catalogEntry(cat *catalog.Catalog) map[string]any {
 	return map[string]any{
 		"configured":  cat.Configured(),
-		"sources":     anyStrings(cat.Sources()),
+		"sources":     docval.Strings(cat.Sources()),
 		"description": cat.Describe(),
 	}
-}
-
-func ref(kind, namespace, name string) map[string]any {
-	return map[string]any{"kind": kind, "namespace": namespace, "name": name}
-}
-
-func anyStrings(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }
 
 func stringMap(m map[string]string) map[string]any {

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/drvcheck/drvcheck/internal/gpures"
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/internal/sched"
@@ -109,7 +110,7 @@ func (c *workloadFacts) gang(ms []member, others int) map[string]any {
 		// Packed one by one, a gang of millions of pods (a replicas a
 		// repository writes) would take the run's memory.
 		return map[string]any{"pods": pods, "must": 0, "placed": 0, "admitted": 0, "judged": false, "fits": true,
-			"why": gangKinds[gangKey(ms[0].w)], "message": "", "field": pointer(resourcesField(ms[0].w, ms[0].reqs[0].Name)), "window": []any{}}
+			"why": gangKinds[gangKey(ms[0].w)], "message": "", "field": docval.Pointer(resourcesField(ms[0].w, ms[0].reqs[0].Name)), "window": []any{}}
 	}
 	var wants [][]gpures.Request // one per pod
 	for _, m := range ms {
@@ -136,7 +137,7 @@ func (c *workloadFacts) gang(ms []member, others int) map[string]any {
 	g := map[string]any{
 		"pods": pods, "must": must, "placed": placed, "admitted": admitted,
 		"judged": known && admitted > 0, "fits": fits,
-		"why": gangKinds[gangKey(ms[0].w)], "message": "", "field": pointer(resourcesField(ms[0].w, ms[0].reqs[0].Name)),
+		"why": gangKinds[gangKey(ms[0].w)], "message": "", "field": docval.Pointer(resourcesField(ms[0].w, ms[0].reqs[0].Name)),
 		"window": []any{},
 	}
 	if !fits {

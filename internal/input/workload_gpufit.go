@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/drvcheck/drvcheck/internal/gpures"
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
@@ -49,7 +50,7 @@ func (c *workloadFacts) gpuFit(w *inventory.Workload, p *sched.Placement) map[st
 		"field":    "",
 	}
 	if fit.lacking != "" {
-		out["field"] = pointer(resourcesField(w, fit.lacking))
+		out["field"] = docval.Pointer(resourcesField(w, fit.lacking))
 	}
 	return out
 }

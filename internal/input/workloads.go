@@ -7,6 +7,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/cuda"
 	"github.com/drvcheck/drvcheck/internal/gpures"
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/object"
@@ -114,7 +115,7 @@ func (c *workloadFacts) entry(w *inventory.Workload) map[string]any {
 	p := c.fleet.Place(spec)
 	reqs := sched.Requirements(spec)
 	e := map[string]any{
-		"object":        ref(w.Ref.Kind, w.Ref.Namespace, w.Ref.Name),
+		"object":        docval.Ref(w.Ref.Kind, w.Ref.Namespace, w.Ref.Name),
 		"replicas":      int(w.Replicas),
 		"daemonset":     w.DaemonSet,
 		"owned":         c.owned(w),
