@@ -1,4 +1,4 @@
-package input
+package workload
 
 import (
 	"slices"
@@ -13,6 +13,15 @@ import (
 	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
+
+// Sections are input.workloads and input.claims, for inv, whose nodes'
+// facts are facts, with pol turning images into driver floors. They share
+// one reading of DRA: each claim's devices are derived and its selectors
+// evaluated once, for claims[] and for the workloads' claims_fit.
+func Sections(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy) (workloads, claims []any) {
+	d := newDRAFleet(inv, facts)
+	return workloadEntries(inv, facts, pol, d), claimEntries(d)
+}
 
 // workloadEntries returns input.workloads: for every workload (bare Pods and
 // pod templates alike) where the scheduler may put its pods and what can go

@@ -1,4 +1,4 @@
-package input
+package workload
 
 import (
 	"github.com/drvcheck/drvcheck/internal/input/docval"
