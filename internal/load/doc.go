@@ -3,8 +3,9 @@
 // with "kind: List" and typed lists such as NodeList expanded into their items.
 // Every object remembers the file and the line its document starts on, and
 // an index of the line of every field, built while the document is
-// converted (lines.go): Object.FieldLine finds a finding's line later
-// without a second parse, and no YAML tree stays in memory for the run.
+// converted (internal/load/yamlconv): Object.FieldLine finds a finding's
+// line later without a second parse, and no YAML tree stays in memory for
+// the run.
 // Files are parsed by a pool of workers; the order of the result is the order
 // of the files and of the documents inside them, whatever the scheduling.
 // A folder with a kustomization is built, and one with a Helm chart
