@@ -9,6 +9,8 @@ import (
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/cuda"
 	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/input/docval"
+	"github.com/drvcheck/drvcheck/internal/input/workload"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
@@ -45,14 +47,12 @@ func Build(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog,
 	var (
 		nodes     []any
 		workloads []any
+		claims    []any
 		drainDoc  map[string]any
 		wg        sync.WaitGroup
 	)
 	wg.Go(func() { nodes = nodeEntries(inv, facts, cat) })
-	// The workloads' claims and claims[] share one reading of DRA: it is
-	// used by the workloads' goroutine, then by claimEntries after Wait.
-	dra := newDRAFleet(inv, facts)
-	wg.Go(func() { workloads = workloadEntries(inv, facts, opt.CUDA, dra) })
+	wg.Go(func() { workloads, claims = workload.Sections(inv, facts, opt.CUDA) })
 	if opt.Drain != nil {
 		wg.Go(func() { drainDoc = DrainSections(facts, opt.Drain, opt.Operator) })
 	}
@@ -64,7 +64,7 @@ func Build(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog,
 		"operator":  operatorEntry(opt.Operator, facts, cat),
 		"nodes":     nodes,
 		"workloads": workloads,
-		"claims":    claimEntries(dra),
+		"claims":    claims,
 		"summary":   map[string]any{"gpu_nodes": facts.GPU(), "objects": inv.Objects, "gpu_only_nodes": gpuOnly(inv.Nodes)},
 	}
 	maps.Copy(doc, drainDoc)
@@ -89,21 +89,9 @@ func gpuOnly(nodes []*corev1.Node) bool {
 func catalogEntry(cat *catalog.Catalog) map[string]any {
 	return map[string]any{
 		"configured":  cat.Configured(),
-		"sources":     anyStrings(cat.Sources()),
+		"sources":     docval.Strings(cat.Sources()),
 		"description": cat.Describe(),
 	}
-}
-
-func ref(kind, namespace, name string) map[string]any {
-	return map[string]any{"kind": kind, "namespace": namespace, "name": name}
-}
-
-func anyStrings(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }
 
 func stringMap(m map[string]string) map[string]any {

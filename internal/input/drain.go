@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
 )
@@ -65,7 +66,7 @@ func drainEntry(m *drain.Model, r drain.Room) map[string]any {
 		for i, b := range o.Budgets {
 			names[i] = b.Name()
 		}
-		overlaps = append(overlaps, map[string]any{"pod": o.Pod.Key(), "budgets": anyStrings(names)})
+		overlaps = append(overlaps, map[string]any{"pod": o.Pod.Key(), "budgets": docval.Strings(names)})
 	}
 	return map[string]any{
 		"pods":                  len(pods),
@@ -83,7 +84,7 @@ func refusalEntry(f drain.Refusal) map[string]any {
 	return map[string]any{
 		"budget": loadRef(f.Budget.Ref),
 		"name":   f.Budget.Name(),
-		"pods":   anyStrings(drain.Keys(f.Pods)),
+		"pods":   docval.Strings(drain.Keys(f.Pods)),
 		"code":   f.Last.Code,
 		"cause":  f.Last.Cause,
 		"change": f.Change.Text,
@@ -103,15 +104,15 @@ func podEntries(ps []*drain.Pod, field func(*drain.Pod) string) []any {
 }
 
 // ownerField points at where a pod without a controller would name one.
-func ownerField(*drain.Pod) string { return pointer([]any{"metadata", "ownerReferences"}) }
+func ownerField(*drain.Pod) string { return docval.Pointer([]any{"metadata", "ownerReferences"}) }
 
 // emptyDirField points at the pod's first emptyDir volume in its
 // workload's pod spec.
 func emptyDirField(p *drain.Pod) string {
 	for i, v := range p.Spec.Volumes {
 		if v.EmptyDir != nil {
-			return pointer(append(slices.Clone(p.SpecPath), "volumes", i, "emptyDir"))
+			return docval.Pointer(append(slices.Clone(p.SpecPath), "volumes", i, "emptyDir"))
 		}
 	}
-	return pointer(append(slices.Clone(p.SpecPath), "volumes"))
+	return docval.Pointer(append(slices.Clone(p.SpecPath), "volumes"))
 }

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 )
 
@@ -32,7 +33,7 @@ func livePods(pods []*corev1.Pod) []any {
 	out := make([]any, 0, len(pods))
 	for _, p := range pods {
 		e := map[string]any{
-			"object":            ref("Pod", p.Namespace, p.Name),
+			"object":            docval.Ref("Pod", p.Namespace, p.Name),
 			"node":              p.Spec.NodeName,
 			"phase":             string(p.Status.Phase),
 			"ready":             inventory.PodReady(p),
@@ -64,7 +65,7 @@ func liveBudgets(pdbs []*policyv1.PodDisruptionBudget, pods []*corev1.Pod) []any
 		selected, nodes := selectedPods(b, byNS[b.Namespace])
 		s := b.Status
 		out = append(out, map[string]any{
-			"object":              ref("PodDisruptionBudget", b.Namespace, b.Name),
+			"object":              docval.Ref("PodDisruptionBudget", b.Namespace, b.Name),
 			"disruptions_allowed": int(s.DisruptionsAllowed),
 			"current_healthy":     int(s.CurrentHealthy),
 			"desired_healthy":     int(s.DesiredHealthy),
@@ -103,7 +104,7 @@ func selectedPods(b *policyv1.PodDisruptionBudget, pods []*corev1.Pod) (selected
 		}
 	}
 	slices.Sort(names)
-	return selected, anyStrings(names)
+	return selected, docval.Strings(names)
 }
 
 // disruptionReason is the reason of the DisruptionAllowed condition:

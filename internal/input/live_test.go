@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 )
@@ -52,7 +53,7 @@ func TestLiveFacts(t *testing.T) {
 		t.Fatalf("%d pods, want 3", len(pods))
 	}
 	want0 := map[string]any{
-		"object": ref("Pod", "gpu", "trainer-1"), "node": "n1", "phase": "Running", "ready": true, "terminating": false,
+		"object": docval.Ref("Pod", "gpu", "trainer-1"), "node": "n1", "phase": "Running", "ready": true, "terminating": false,
 		"controller_kind": "ReplicaSet", "controller_name": "trainer-abc",
 		"scheduled": "True", "scheduled_reason": "", "scheduled_message": "",
 	}
@@ -60,7 +61,7 @@ func TestLiveFacts(t *testing.T) {
 		t.Errorf("pod 0:\n got %v\nwant %v", pods[0], want0)
 	}
 	want1 := map[string]any{
-		"object": ref("Pod", "gpu", "cuda13-job"), "node": "", "phase": "Pending", "ready": false, "terminating": false,
+		"object": docval.Ref("Pod", "gpu", "cuda13-job"), "node": "", "phase": "Pending", "ready": false, "terminating": false,
 		"controller_kind": "", "controller_name": "",
 		"scheduled": "False", "scheduled_reason": "Unschedulable", "scheduled_message": "0/4 nodes are available",
 	}
@@ -73,7 +74,7 @@ func TestLiveFacts(t *testing.T) {
 	budgets := live["budgets"].([]any)
 	b := budgets[0].(map[string]any)
 	wantB := map[string]any{
-		"object": ref("PodDisruptionBudget", "gpu", "trainer-pdb"), "disruptions_allowed": 0, "current_healthy": 1, "desired_healthy": 4,
+		"object": docval.Ref("PodDisruptionBudget", "gpu", "trainer-pdb"), "disruptions_allowed": 0, "current_healthy": 1, "desired_healthy": 4,
 		"expected_pods": 2, "generation": int64(2), "observed_generation": int64(1), "processed": false, "reason": "InsufficientPods",
 		// the pod of another namespace is not the budget's, whatever its labels
 		"pods":  []any{"trainer-1", "cuda13-job"},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/gpures"
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 )
@@ -26,7 +27,7 @@ func nodeEntries(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Ca
 		}
 		out = append(out, map[string]any{
 			"name":               f.Name,
-			"object":             ref("Node", "", f.Name),
+			"object":             docval.Ref("Node", "", f.Name),
 			"gpu":                f.GPU,
 			"gpu_by":             f.GPUBy,
 			"branch":             f.Branch,
@@ -68,7 +69,7 @@ func labelFields(f nodefacts.Facts) map[string]string {
 	}
 }
 
-func labelPointer(key string) string { return pointer([]any{"metadata", "labels", key}) }
+func labelPointer(key string) string { return docval.Pointer([]any{"metadata", "labels", key}) }
 
 // blamed is the label a missing tag's part is blamed on (catalog.Blame):
 // the OS tag's version, rather than its ID, is what changes.
@@ -98,8 +99,8 @@ func image(cat *catalog.Catalog, f nodefacts.Facts, fields map[string]string) ma
 		}
 	}
 	return map[string]any{
-		"checked": v.Checked, "present": v.Present && missing == "", "sources": anyStrings(v.Sources), "field": field,
-		"candidates": anyStrings(img.Candidates), "missing": missing,
+		"checked": v.Checked, "present": v.Present && missing == "", "sources": docval.Strings(v.Sources), "field": field,
+		"candidates": docval.Strings(img.Candidates), "missing": missing,
 		"ref": img.Ref, "repository": img.Repository, "version": img.Version, "precompiled": img.Precompiled,
 		"digest": img.Digest, "os_tag": img.OSTag, "managed": img.Managed, "reason": img.Reason,
 		"owner": img.Owner, "owner_error": img.OwnerError, "unresolved": img.Unresolved,
@@ -115,8 +116,8 @@ func auxEntries(cat *catalog.Catalog, aux []nodefacts.AuxImage) []any {
 		v := cat.CheckImage(a.Repository, a.Tag)
 		out = append(out, map[string]any{
 			"name": a.Name, "title": a.Title, "field": a.Field, "ref": a.Ref, "repository": a.Repository, "tag": a.Tag,
-			"checked": v.Checked, "present": v.Present, "sources": anyStrings(v.Sources), "unresolved": a.Unresolved,
-			"sources_listed": anyStrings(cat.SourcesOf(a.Repository)), "refused": a.Refused,
+			"checked": v.Checked, "present": v.Present, "sources": docval.Strings(v.Sources), "unresolved": a.Unresolved,
+			"sources_listed": docval.Strings(cat.SourcesOf(a.Repository)), "refused": a.Refused,
 		})
 	}
 	return out
@@ -131,7 +132,7 @@ func problems(labels map[string]string, ps []nodefacts.Problem) []any {
 		if _, ok := labels[p.Key]; ok {
 			field = append(field, p.Key)
 		}
-		out = append(out, map[string]any{"label": p.Label, "reason": p.Reason, "field": pointer(field)})
+		out = append(out, map[string]any{"label": p.Label, "reason": p.Reason, "field": docval.Pointer(field)})
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
 )
@@ -18,7 +19,7 @@ func operatorEntry(p *operator.Profile, facts *nodefacts.Set, cat *catalog.Catal
 	drivers := make([]any, 0, len(p.Drivers))
 	for _, d := range p.Drivers {
 		drivers = append(drivers, map[string]any{
-			"object":             ref(d.Object.Kind, "", d.Object.Name),
+			"object":             docval.Ref(d.Object.Kind, "", d.Object.Name),
 			"owner":              d.Owner(),
 			"enabled":            d.Enabled,
 			"precompiled":        d.Precompiled,
@@ -47,8 +48,8 @@ func operatorEntry(p *operator.Profile, facts *nodefacts.Set, cat *catalog.Catal
 		"operator_version_from": p.VersionFrom,
 		"from":                  stringMap(p.From),
 		"drivers":               drivers,
-		"os_tags":               anyStrings(osTags),
-		"listed_os_tags":        anyStrings(listedOSTags(osTags, cat)),
+		"os_tags":               docval.Strings(osTags),
+		"listed_os_tags":        docval.Strings(listedOSTags(osTags, cat)),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/object"
 )
 
@@ -17,7 +18,7 @@ func pdbEntries(m *drain.Model) []any {
 		e := map[string]any{
 			"name":                          b.Name(),
 			"namespace":                     b.Ref.Namespace,
-			"object":                        ref(b.Ref.Kind, b.Ref.Namespace, b.Ref.Name),
+			"object":                        docval.Ref(b.Ref.Kind, b.Ref.Namespace, b.Ref.Name),
 			"selector":                      b.SelectorText(),
 			"rule":                          b.Rule(),
 			"min_available":                 intOrString(b.PDB.Spec.MinAvailable),
@@ -32,11 +33,11 @@ func pdbEntries(m *drain.Model) []any {
 			"sync_error":                    c.SyncErr,
 			"pods":                          int(b.Size()),
 			"templates":                     refs(b.Templates),
-			"nodes":                         anyStrings(b.Nodes()),
+			"nodes":                         docval.Strings(b.Nodes()),
 			"unmanaged_pods":                unmanaged(b),
 			"overlapping_pods":              overlapping(b),
 			"change":                        change.Text,
-			"change_field":                  pointer(change.Field),
+			"change_field":                  docval.Pointer(change.Field),
 		}
 		out = append(out, e)
 	}
@@ -78,7 +79,7 @@ func overlapping(b *drain.Budget) []any {
 				others = append(others, o.Name())
 			}
 		}
-		out = append(out, map[string]any{"pod": p.Key(), "workload": loadRef(p.Workload), "budgets": anyStrings(others)})
+		out = append(out, map[string]any{"pod": p.Key(), "workload": loadRef(p.Workload), "budgets": docval.Strings(others)})
 	}
 	return out
 }
@@ -91,4 +92,4 @@ func refs(rs []object.Ref) []any {
 	return out
 }
 
-func loadRef(r object.Ref) map[string]any { return ref(r.Kind, r.Namespace, r.Name) }
+func loadRef(r object.Ref) map[string]any { return docval.Ref(r.Kind, r.Namespace, r.Name) }

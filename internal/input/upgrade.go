@@ -10,6 +10,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/gpures"
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
 )
@@ -263,12 +264,12 @@ func gpuField(p *drain.Pod) string {
 		for _, rl := range []corev1.ResourceList{c.Resources.Limits, c.Resources.Requests} {
 			for name := range rl {
 				if gpures.IsGPU(name) {
-					return pointer(append(slices.Clone(p.SpecPath), "containers", i, "resources"))
+					return docval.Pointer(append(slices.Clone(p.SpecPath), "containers", i, "resources"))
 				}
 			}
 		}
 	}
-	return pointer(append(slices.Clone(p.SpecPath), "containers"))
+	return docval.Pointer(append(slices.Clone(p.SpecPath), "containers"))
 }
 
 // phaseRefusals are the budgets that refuse the phases' evictions for

@@ -3,12 +3,14 @@
 // with "kind: List" and typed lists such as NodeList expanded into their items.
 // Every object remembers the file and the line its document starts on, and
 // an index of the line of every field, built while the document is
-// converted (lines.go): Object.FieldLine finds a finding's line later
-// without a second parse, and no YAML tree stays in memory for the run.
+// converted (internal/load/yamlconv): Object.FieldLine finds a finding's
+// line later without a second parse, and no YAML tree stays in memory for
+// the run.
 // Files are parsed by a pool of workers; the order of the result is the order
 // of the files and of the documents inside them, whatever the scheduling.
-// A folder with a kustomization is built in process (kustomize.go) and its
-// objects placed at their source files' lines; a file that holds no
-// Kubernetes object (a Helm values file, a workflow) is told apart from a
-// broken manifest (nonkube.go).
+// A folder with a kustomization is built, and one with a Helm chart
+// rendered, in the sandbox (internal/load/renderer); the objects are parsed
+// back here, a kustomization's placed at their source files' lines
+// (kustomize.go). A file that holds no Kubernetes object (a Helm values
+// file, a workflow) is told apart from a broken manifest (nonkube.go).
 package load

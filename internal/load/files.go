@@ -9,12 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/drvcheck/drvcheck/internal/fileerr"
+	"github.com/drvcheck/drvcheck/internal/load/renderer"
 	"github.com/drvcheck/drvcheck/internal/memlimit"
 	"github.com/drvcheck/drvcheck/internal/repofs"
 	"github.com/drvcheck/drvcheck/internal/sandbox"
@@ -62,6 +62,11 @@ type Options struct {
 	pool *sandbox.Pool
 }
 
+// renders is what the run's renders share (internal/load/renderer).
+func (opt Options) renders() renderer.Run {
+	return renderer.Run{FS: opt.FS, Timeout: opt.RenderTimeout, Pool: opt.pool}
+}
+
 // Load reads every object under paths. Folders are walked recursively for
 // .yaml, .yml and .json files, skipping hidden folders such as .git and
 // .github and hidden files such as .drvcheck.yaml; files named explicitly
@@ -78,7 +83,7 @@ func Load(ctx context.Context, paths []string, opt Options) ([]*Object, error) {
 		return nil, err
 	}
 	opt.Helm.used = &sync.Map{}
-	opt.pool = sandbox.NewPool(renderChildren(), renderLimits(opt))
+	opt.pool = sandbox.NewPool(renderChildren(), opt.renders().Limits())
 	defer opt.pool.Close()
 	results := make([][]*Object, len(files))
 	err = parallel(ctx, len(files), func(ctx context.Context, i int) (err error) {
@@ -262,7 +267,7 @@ func expand(paths []string, opt Options) ([]*Source, error) {
 			return nil, fmt.Errorf("%s: %w", p, fileerr.Reason(err))
 		}
 		if !info.IsDir() {
-			if !opt.NoRender && slices.Contains(kustomizationNames, filepath.Base(p)) {
+			if !opt.NoRender && renderer.IsKustomization(filepath.Base(p)) {
 				out = append(out, &Source{Name: filepath.Dir(p), kustomize: true})
 				continue
 			}
@@ -330,7 +335,7 @@ func walk(root string, opt Options) ([]*Source, error) {
 		if d.IsDir() {
 			// A kustomization is built, from its folder down; the files
 			// below are its own.
-			if !opt.NoRender && KustomizationIn(opt.FS, path) != "" {
+			if !opt.NoRender && renderer.KustomizationIn(opt.FS, path) != "" {
 				out = append(out, &Source{Name: path, kustomize: true})
 				return filepath.SkipDir
 			}
@@ -370,7 +375,7 @@ func onlyRoots(fsys *repofs.FS, srcs []*Source) []*Source {
 			continue
 		}
 		self, _ := filepath.Abs(s.Name)
-		reach[self] = localDirs(fsys, s.Name)
+		reach[self] = renderer.LocalDirs(fsys, s.Name)
 		for d := range reach[self] {
 			if d != self {
 				used[d] = true

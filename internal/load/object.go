@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/drvcheck/drvcheck/internal/load/yamlconv"
 	"github.com/drvcheck/drvcheck/internal/object"
 )
 
@@ -29,9 +30,9 @@ type Object struct {
 	Doc    int // index of the document in its source
 	Item   int // index in the List's items, or -1
 
-	lines lineIndex // the document's field lines (see FieldLine)
-	root  uint64    // path hash of the object inside its document
-	wide  bool      // its document holds a number beyond 32 bits
+	lines yamlconv.Lines // the document's field lines (see FieldLine)
+	root  uint64         // path hash of the object inside its document
+	wide  bool           // its document holds a number beyond 32 bits
 }
 
 // Source is a file, or standard input, that objects came from.
@@ -67,3 +68,9 @@ func (o *Object) Where() string {
 	}
 	return fmt.Sprintf("%s (%s:%d)", o.Ref(), o.Source.Name, o.Line)
 }
+
+// FieldLine returns the line of the field at path inside o (map keys as
+// strings, list indexes as numbers or numeric strings). When the path
+// cannot be followed to its end it returns the line of the deepest part
+// found, and at least the object's own line.
+func (o *Object) FieldLine(path []any) int { return o.lines.Line(o.root, path, o.Line) }

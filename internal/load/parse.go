@@ -9,6 +9,7 @@ import (
 
 	yaml "sigs.k8s.io/yaml/goyaml.v3"
 
+	"github.com/drvcheck/drvcheck/internal/load/yamlconv"
 	"github.com/drvcheck/drvcheck/internal/oneline"
 )
 
@@ -55,17 +56,15 @@ func documentObjects(src *Source, doc int, n *yaml.Node) ([]*Object, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%d: document is not a mapping", root.Line)
 	}
-	c := &converter{budget: maxAliased}
-	m, err := c.mapping(root, 0)
+	m, lines, wide, err := yamlconv.Document(root)
 	if err != nil {
 		return nil, err
 	}
-	c.lines.sort()
 	obj, err := newObject(m, "", "", root.Line)
 	if err != nil {
 		return nil, err
 	}
-	obj.Source, obj.Doc, obj.Item, obj.lines, obj.wide = src, doc, -1, c.lines, c.wide
+	obj.Source, obj.Doc, obj.Item, obj.lines, obj.wide = src, doc, -1, lines, wide
 	if !isList(obj) {
 		return []*Object{obj}, nil
 	}
@@ -104,7 +103,7 @@ func listItems(list *Object, root *yaml.Node) ([]*Object, error) {
 			return nil, err
 		}
 		obj.Source, obj.Doc, obj.Item, obj.lines, obj.wide = list.Source, list.Doc, i, list.lines, list.wide
-		obj.root = indexHash(keyHash(0, "items"), i)
+		obj.root = yamlconv.ItemRoot(i)
 		out = append(out, obj)
 	}
 	return out, nil

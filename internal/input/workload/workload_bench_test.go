@@ -1,4 +1,4 @@
-package input
+package workload
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 
 // BenchmarkWorkloads gathers the workload facts of 20,000 workloads over
 // 5,000 nodes, next to decoding the same manifests, which the facts must
-// stay well under. Run: go test ./internal/input -run '^$' -bench Workloads
+// stay well under. Run: go test ./internal/input/workload -run '^$' -bench Workloads
 func BenchmarkWorkloads(b *testing.B) {
 	data := benchFleet(5000, 20000)
 	decode := func() *inventory.Inventory {

@@ -1,7 +1,8 @@
-package input
+package workload
 
 import (
 	"github.com/drvcheck/drvcheck/internal/dra"
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/object"
@@ -15,7 +16,7 @@ func claimEntries(d *draFleet) []any {
 	out := []any{}
 	for _, c := range d.listed() {
 		v := d.fleet(c.reqs)
-		out = append(out, map[string]any{"object": ref(c.ref.Kind, c.ref.Namespace, c.ref.Name), "fits": v.Fits, "message": v.Message, "field": pointer(v.Field)})
+		out = append(out, map[string]any{"object": docval.Ref(c.ref.Kind, c.ref.Namespace, c.ref.Name), "fits": v.Fits, "message": v.Message, "field": docval.Pointer(v.Field)})
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package input
+package gpufit
 
 import (
 	"fmt"
@@ -11,32 +11,33 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/drvcheck/drvcheck/internal/gpures"
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
 
-// gpuFit is workloads[].gpu_fit (DRV015): whether one pod of w, with its
+// Fit is workloads[].gpu_fit (DRV015): whether one pod of w, with its
 // GPU requests, fits an empty node its node affinity and taints admit
 // (cordoned ones too: a cordon is temporary), as the scheduler's resource
 // fit counts it against what each node offers (gpures). Nil when w asks
 // for no GPU. Nodes are judged once per class and distinct offer, and
 // workloads of the same constraints and requests share the answer.
-func (c *workloadFacts) gpuFit(w *inventory.Workload, p *sched.Placement) map[string]any {
+func (j *Judge) Fit(w *inventory.Workload, p *sched.Placement) map[string]any {
 	reqs := gpures.Requests(&w.Template.Spec)
 	if len(reqs) == 0 {
 		return nil
 	}
 	key := fitKey{p, requestKey(reqs)}
-	if e, ok := c.fitEntries[key]; ok {
+	if e, ok := j.fitEntries[key]; ok {
 		return e
 	}
-	fit := c.fitOf(p, reqs)
+	fit := j.fitOf(p, reqs)
 	if fit.fits {
 		// Most workloads fit, or cannot be judged: one entry of three keys
 		// for all that ask the same of the same nodes (the rules'
 		// converter makes one value of a map it meets twice).
 		e := map[string]any{"requests": requestMap(reqs), "fits": true, "judged": fit.judged}
-		c.fitEntries[key] = e
+		j.fitEntries[key] = e
 		return e
 	}
 	out := map[string]any{
@@ -49,18 +50,18 @@ func (c *workloadFacts) gpuFit(w *inventory.Workload, p *sched.Placement) map[st
 		"field":    "",
 	}
 	if fit.lacking != "" {
-		out["field"] = pointer(resourcesField(w, fit.lacking))
+		out["field"] = docval.Pointer(resourcesField(w, fit.lacking))
 	}
 	return out
 }
 
 // fitOf judges a placement and requests once.
-func (c *workloadFacts) fitOf(p *sched.Placement, reqs []gpures.Request) fit {
+func (j *Judge) fitOf(p *sched.Placement, reqs []gpures.Request) fit {
 	key := fitKey{p, requestKey(reqs)}
-	f, ok := c.fits[key]
+	f, ok := j.fits[key]
 	if !ok {
-		f = c.judgeFit(p, reqs)
-		c.fits[key] = f
+		f = j.judgeFit(p, reqs)
+		j.fits[key] = f
 	}
 	return f
 }
@@ -81,7 +82,7 @@ type fit struct {
 // judgeFit counts, class by class and offer by offer, the nodes that can
 // hold a pod of reqs, and words the answer as the scheduler's FitError
 // does, with what the admitted nodes have.
-func (c *workloadFacts) judgeFit(p *sched.Placement, reqs []gpures.Request) fit {
+func (j *Judge) judgeFit(p *sched.Placement, reqs []gpures.Request) fit {
 	var f fit
 	reasons := map[string]int{}
 	have := map[corev1.ResourceName]int64{}    // the most an admitted node has of a lacking resource
@@ -94,7 +95,7 @@ func (c *workloadFacts) judgeFit(p *sched.Placement, reqs []gpures.Request) fit 
 			continue
 		}
 		f.admitted += len(v.Class.Nodes)
-		for _, g := range c.offersOf(v.Class) {
+		for _, g := range j.offersOf(v.Class) {
 			if !g.offer.Known() {
 				unknown += g.nodes
 				continue
@@ -123,7 +124,7 @@ func (c *workloadFacts) judgeFit(p *sched.Placement, reqs []gpures.Request) fit 
 		return f
 	}
 	f.message = fitMessage(p.Total, reasons, have)
-	f.fix = c.fitFix(reqs, offered, products, p)
+	f.fix = j.fitFix(reqs, offered, products, p)
 	return f
 }
 
@@ -147,7 +148,7 @@ func fitMessage(total int, reasons map[string]int, have map[corev1.ResourceName]
 // which the admitted nodes offer what it asks (time-slicing renames
 // nvidia.com/gpu; MIG divides it into profiles), fewer devices per pod,
 // or the nodes outside its constraints that would hold it.
-func (c *workloadFacts) fitFix(reqs []gpures.Request, offered map[corev1.ResourceName]int64, products map[string]bool, p *sched.Placement) string {
+func (j *Judge) fitFix(reqs []gpures.Request, offered map[corev1.ResourceName]int64, products map[string]bool, p *sched.Placement) string {
 	for _, r := range reqs {
 		if offered[r.Name] >= r.Value {
 			continue
@@ -167,9 +168,9 @@ func (c *workloadFacts) fitFix(reqs []gpures.Request, offered map[corev1.Resourc
 			return repartition(r.Name, products)
 		}
 		if n := offered[r.Name]; n > 0 {
-			return fmt.Sprintf("ask for at most %d %s per pod (the most an admitted node has), or admit nodes with %d%s", n, r.Name, r.Value, c.elsewhere(r, p))
+			return fmt.Sprintf("ask for at most %d %s per pod (the most an admitted node has), or admit nodes with %d%s", n, r.Name, r.Value, j.elsewhere(r, p))
 		}
-		return fmt.Sprintf("no admitted node advertises %s: admit nodes that do%s", r.Name, c.elsewhere(r, p))
+		return fmt.Sprintf("no admitted node advertises %s: admit nodes that do%s", r.Name, j.elsewhere(r, p))
 	}
 	return ""
 }
@@ -203,13 +204,13 @@ func repartition(name corev1.ResourceName, products map[string]bool) string {
 
 // elsewhere names how many nodes outside the pod's constraints would hold
 // r, when some would.
-func (c *workloadFacts) elsewhere(r gpures.Request, p *sched.Placement) string {
+func (j *Judge) elsewhere(r gpures.Request, p *sched.Placement) string {
 	n := 0
 	for _, v := range p.Classes {
 		if v.Admits() {
 			continue
 		}
-		for _, g := range c.offersOf(v.Class) {
+		for _, g := range j.offersOf(v.Class) {
 			if g.offer.Resources[r.Name] >= r.Value {
 				n += g.nodes
 			}
@@ -265,14 +266,14 @@ type offerGroup struct {
 }
 
 // offersOf groups a class's nodes by what they offer, once per class.
-func (c *workloadFacts) offersOf(cl *sched.Class) []offerGroup {
-	if gs, ok := c.offers[cl]; ok {
+func (j *Judge) offersOf(cl *sched.Class) []offerGroup {
+	if gs, ok := j.offers[cl]; ok {
 		return gs
 	}
 	var out []offerGroup
 	index := map[string]int{}
 	for _, n := range cl.Nodes {
-		o := c.offerOf(n)
+		o := j.offerOf(n)
 		k := o.Key()
 		i, ok := index[k]
 		if !ok {
@@ -282,17 +283,17 @@ func (c *workloadFacts) offersOf(cl *sched.Class) []offerGroup {
 		}
 		out[i].nodes++
 	}
-	c.offers[cl] = out
+	j.offers[cl] = out
 	return out
 }
 
 // offerOf reads a node's offer once: split classes share nodes.
-func (c *workloadFacts) offerOf(n *corev1.Node) gpures.Offer {
-	if o, ok := c.nodeOffers[n]; ok {
+func (j *Judge) offerOf(n *corev1.Node) gpures.Offer {
+	if o, ok := j.nodeOffers[n]; ok {
 		return o
 	}
 	o := gpures.OfferOf(n)
-	c.nodeOffers[n] = o
+	j.nodeOffers[n] = o
 	return o
 }
 
@@ -326,10 +327,10 @@ func resourcesField(w *inventory.Workload, name corev1.ResourceName) []any {
 		for i, ctr := range list.cs {
 			for _, rl := range []corev1.ResourceList{ctr.Resources.Limits, ctr.Resources.Requests} {
 				if _, ok := rl[name]; ok {
-					return specField(w, list.field, i, "resources")
+					return append(slices.Clone(w.SpecPath), list.field, i, "resources")
 				}
 			}
 		}
 	}
-	return specField(w)
+	return slices.Clone(w.SpecPath)
 }

@@ -1,4 +1,4 @@
-package load
+package yamlconv
 
 import (
 	"fmt"
@@ -18,10 +18,23 @@ const maxAliased = 1 << 18
 // converter turns a parsed YAML tree into the plain values that JSON would
 // give (map[string]any, []any, string, int64, float64, bool, nil).
 type converter struct {
-	budget  int       // values aliases may still expand to
-	aliased int       // > 0 while converting what an alias points at
-	lines   lineIndex // filled with the line of every field, by path hash
-	wide    bool      // a number beyond 32 bits was read
+	budget  int   // values aliases may still expand to
+	aliased int   // > 0 while converting what an alias points at
+	lines   Lines // filled with the line of every field, by path hash
+	wide    bool  // a number beyond 32 bits was read
+}
+
+// Document converts a document's root mapping: its values, the line of
+// each of its fields, and whether it holds a number beyond 32 bits (only
+// then need its decoding be checked for a wrapped field).
+func Document(root *yaml.Node) (map[string]any, Lines, bool, error) {
+	c := &converter{budget: maxAliased}
+	m, err := c.mapping(root, 0)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	c.lines.sort()
+	return m, c.lines, c.wide, nil
 }
 
 func (c *converter) value(n *yaml.Node, path uint64) (any, error) {

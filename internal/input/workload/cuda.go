@@ -1,4 +1,4 @@
-package input
+package workload
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/drvcheck/drvcheck/internal/cuda"
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/sched"
@@ -65,7 +66,7 @@ func (c *workloadFacts) cudaFloor(w *inventory.Workload, p *sched.Placement) map
 		"cuda":        f.cuda,
 		"compat":      string(c.compat()),
 		"error":       f.err,
-		"field":       pointer(f.field),
+		"field":       docval.Pointer(f.field),
 		"older_count": 0,
 		"older_nodes": []any{},
 	}

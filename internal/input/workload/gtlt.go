@@ -1,8 +1,9 @@
-package input
+package workload
 
 import (
 	"fmt"
 
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
@@ -39,11 +40,11 @@ func (c *workloadFacts) gtLt(w *inventory.Workload, reqs []sched.Requirement) []
 		out = append(out, map[string]any{
 			"key":      r.Key,
 			"operator": string(r.Operator),
-			"values":   anyStrings(r.Values),
+			"values":   docval.Strings(r.Values),
 			"from":     r.From,
 			"node":     node,
 			"reason":   reason,
-			"field":    pointer(specField(w, r.Path...)),
+			"field":    docval.Pointer(specField(w, r.Path...)),
 		})
 	}
 	if out == nil {

@@ -1,4 +1,4 @@
-package input
+package docval
 
 import "testing"
 
@@ -13,8 +13,8 @@ func TestPointer(t *testing.T) {
 		{[]any{"a~b"}, "/a~0b"},
 	}
 	for _, c := range cases {
-		if got := pointer(c.path); got != c.want {
-			t.Errorf("pointer(%v) = %q, want %q", c.path, got, c.want)
+		if got := Pointer(c.path); got != c.want {
+			t.Errorf("Pointer(%v) = %q, want %q", c.path, got, c.want)
 		}
 	}
 }

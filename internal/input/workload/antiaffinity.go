@@ -1,6 +1,7 @@
-package input
+package workload
 
 import (
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
@@ -18,6 +19,6 @@ func (c *workloadFacts) antiAffinity(w *inventory.Workload, p *sched.Placement) 
 	d := p.Domains(sched.HostnameKey)
 	out["domains"] = d.Count
 	out["unlimited"] = d.Unlimited
-	out["field"] = pointer(specField(w, "affinity", "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution", i))
+	out["field"] = docval.Pointer(specField(w, "affinity", "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution", i))
 	return out
 }

@@ -1,4 +1,4 @@
-package load
+package renderer
 
 import (
 	"bytes"

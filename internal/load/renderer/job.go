@@ -1,13 +1,23 @@
-package load
+package renderer
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/drvcheck/drvcheck/internal/repofs"
 	"github.com/drvcheck/drvcheck/internal/sandbox"
 )
+
+// Run is what a run's renders share: the opener of its files, each
+// render's timeout (--render-timeout), and the pool of children that
+// renders them (nil: each render in a child of its own).
+type Run struct {
+	FS      *repofs.FS
+	Timeout time.Duration
+	Pool    *sandbox.Pool
+}
 
 // envelope is a render job as the sandbox's child receives it: the run's
 // roots and what is left of its limits, so that the child reads through
@@ -25,22 +35,22 @@ type answer interface{ size() int64 }
 // runJob runs the sandbox job called name on job, decodes its answer into
 // ans and counts its size against the run's limits; where names the chart
 // or kustomization in errors.
-func runJob(ctx context.Context, where, name string, job any, ans answer, opt Options) error {
+func runJob(ctx context.Context, where, name string, job any, ans answer, r Run) error {
 	raw, err := json.Marshal(job)
 	if err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	lim := opt.FS.Limits()
-	lim.Total = max(lim.Total-opt.FS.Used(), 1)
-	req, err := json.Marshal(envelope{Roots: opt.FS.Roots(), Limits: lim, Job: raw})
+	lim := r.FS.Limits()
+	lim.Total = max(lim.Total-r.FS.Used(), 1)
+	req, err := json.Marshal(envelope{Roots: r.FS.Roots(), Limits: lim, Job: raw})
 	if err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
 	var out []byte
-	if opt.pool != nil {
-		out, err = opt.pool.Run(ctx, where, name, req)
+	if r.Pool != nil {
+		out, err = r.Pool.Run(ctx, where, name, req)
 	} else {
-		out, err = sandbox.Run(ctx, where, name, req, renderLimits(opt))
+		out, err = sandbox.Run(ctx, where, name, req, r.Limits())
 	}
 	if err != nil {
 		return err
@@ -48,13 +58,13 @@ func runJob(ctx context.Context, where, name string, job any, ans answer, opt Op
 	if err := json.Unmarshal(out, ans); err != nil {
 		return fmt.Errorf("%s: the sandbox's answer: %w", where, err)
 	}
-	return opt.FS.Count(where, ans.size())
+	return r.FS.Count(where, ans.size())
 }
 
-// renderLimits bound each render of a run: its --render-timeout, and an
-// answer no larger than the largest file the run may read.
-func renderLimits(opt Options) sandbox.Limits {
-	return sandbox.Limits{Timeout: opt.RenderTimeout, Answer: opt.FS.Limits().File}
+// Limits bound each render of a run: its --render-timeout, and an answer
+// no larger than the largest file the run may read.
+func (r Run) Limits() sandbox.Limits {
+	return sandbox.Limits{Timeout: r.Timeout, Answer: r.FS.Limits().File}
 }
 
 // jobFunc makes f a sandbox job: the request decoded, an opener made of

@@ -1,8 +1,9 @@
-package input
+package workload
 
 import (
 	"fmt"
 
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/internal/sched"
@@ -29,7 +30,7 @@ func (c *workloadFacts) claimsFit(w *inventory.Workload, p *sched.Placement) map
 			return map[string]any{
 				"fits":    false,
 				"message": fmt.Sprintf("its claim %s can be met on the fleet, but not on the nodes its node affinity and tolerations admit: %s", r, v.Message),
-				"field":   pointer(specField(w, "resourceClaims", i)),
+				"field":   docval.Pointer(specField(w, "resourceClaims", i)),
 			}
 		}
 	}

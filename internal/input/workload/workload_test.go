@@ -1,4 +1,4 @@
-package input
+package workload
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/cuda"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/load"
@@ -22,13 +21,13 @@ func inventoryOf(t *testing.T, paths ...string) *inventory.Inventory {
 	return inv
 }
 
-const labDir = "../../testdata/lab/k8s"
+const labDir = "../../../testdata/lab/k8s"
 
 func workloadsByName(t *testing.T, pol cuda.Policy, paths ...string) map[string]map[string]any {
 	t.Helper()
-	doc := build(inventoryOf(t, paths...), catalog.New(), Options{CUDA: pol})
+	ws := sectionsOf(inventoryOf(t, paths...), pol)
 	out := map[string]map[string]any{}
-	for _, w := range doc["workloads"].([]any) {
+	for _, w := range ws {
 		e := w.(map[string]any)
 		out[e["object"].(map[string]any)["name"].(string)] = e
 	}
@@ -57,7 +56,7 @@ func TestLabWorkloadFacts(t *testing.T) {
 }
 
 func TestOlderNodesAreCountedAndCapped(t *testing.T) {
-	ws := workloadsByName(t, cuda.Policy{}, labDir, "../../testdata/scheduling/cuda-floor")
+	ws := workloadsByName(t, cuda.Policy{}, labDir, "../../../testdata/scheduling/cuda-floor")
 	c := ws["cuda13-loose"]["cuda"].(map[string]any)
 	older := c["older_nodes"].([]any)
 	if c["floor"] != 580 || c["older_count"] != 1 || len(older) != 1 || older[0].(map[string]any)["name"] != "gpu-570" {
@@ -85,10 +84,9 @@ func TestOlderNodesAreCountedAndCapped(t *testing.T) {
 func TestWorkloadsAreJSONShaped(t *testing.T) {
 	paths := []string{labDir}
 	for _, d := range []string{"gt-version-id", "typo-key", "cuda-floor", "owned"} {
-		paths = append(paths, filepath.Join("../../testdata/scheduling", d))
+		paths = append(paths, filepath.Join("../../../testdata/scheduling", d))
 	}
-	doc := build(inventoryOf(t, paths...), catalog.New(), Options{})
-	if err := jsonShaped(doc["workloads"], "workloads"); err != nil {
+	if err := jsonShaped(sectionsOf(inventoryOf(t, paths...), cuda.Policy{}), "workloads"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -153,7 +151,8 @@ func TestEditDistance(t *testing.T) {
 	}
 }
 
-// build is Build with the facts of inv's nodes.
-func build(inv *inventory.Inventory, cat *catalog.Catalog, opt Options) map[string]any {
-	return Build(inv, nodefacts.All(inv.Nodes), cat, opt)
+// sectionsOf is input.workloads of inv, with the facts of its nodes.
+func sectionsOf(inv *inventory.Inventory, pol cuda.Policy) []any {
+	ws, _ := Sections(inv, nodefacts.All(inv.Nodes), pol)
+	return ws
 }

@@ -1,4 +1,4 @@
-package load
+package yamlconv
 
 import (
 	"encoding/json"
@@ -7,12 +7,12 @@ import (
 	"strconv"
 )
 
-// lineIndex maps every field of a document (each mapping key and each list
+// Lines maps every field of a document (each mapping key and each list
 // item, by the hash of its path) to its line. It is built while the
 // document is converted, so finding a field's line later costs a few
 // lookups and never a second parse: on a large run where most files hold a
 // finding, parsing them again would double the time.
-type lineIndex []lineEntry
+type Lines []lineEntry
 
 type lineEntry struct {
 	path uint64
@@ -49,11 +49,11 @@ func writeUint64(h *maphash.Hash, v uint64) {
 	h.Write(b[:])
 }
 
-func (x *lineIndex) add(path uint64, line int) {
+func (x *Lines) add(path uint64, line int) {
 	*x = append(*x, lineEntry{path: path, line: int32(line)})
 }
 
-func (x lineIndex) sort() {
+func (x Lines) sort() {
 	slices.SortFunc(x, func(a, b lineEntry) int {
 		switch {
 		case a.path < b.path:
@@ -65,7 +65,7 @@ func (x lineIndex) sort() {
 	})
 }
 
-func (x lineIndex) lookup(path uint64) (int, bool) {
+func (x Lines) lookup(path uint64) (int, bool) {
 	i, ok := slices.BinarySearchFunc(x, path, func(e lineEntry, p uint64) int {
 		switch {
 		case e.path < p:
@@ -81,18 +81,21 @@ func (x lineIndex) lookup(path uint64) (int, bool) {
 	return int(x[i].line), true
 }
 
-// FieldLine returns the line of the field at path inside o (map keys as
-// strings, list indexes as numbers or numeric strings). When the path
-// cannot be followed to its end it returns the line of the deepest part
-// found, and at least the object's own line.
-func (o *Object) FieldLine(path []any) int {
-	line := o.Line
-	if o.lines == nil {
+// ItemRoot is the path of item i of a List document: the root of the
+// object it holds.
+func ItemRoot(i int) uint64 { return indexHash(keyHash(0, "items"), i) }
+
+// Line returns the line of the field at path below the one at root (map
+// keys as strings, list indexes as numbers or numeric strings). When the
+// path cannot be followed to its end it returns the line of the deepest
+// part found, and line when not even its first part is.
+func (x Lines) Line(root uint64, path []any, line int) int {
+	if x == nil {
 		return line
 	}
-	h := o.root
+	h := root
 	for _, p := range path {
-		next, at, ok := o.step(h, p)
+		next, at, ok := x.step(h, p)
 		if !ok {
 			break
 		}
@@ -101,16 +104,16 @@ func (o *Object) FieldLine(path []any) int {
 	return line
 }
 
-func (o *Object) step(h uint64, p any) (uint64, int, bool) {
+func (x Lines) step(h uint64, p any) (uint64, int, bool) {
 	if key, ok := p.(string); ok {
 		k := keyHash(h, key)
-		if line, found := o.lines.lookup(k); found {
+		if line, found := x.lookup(k); found {
 			return k, line, true
 		}
 	}
 	if i, ok := index(p); ok {
 		k := indexHash(h, i)
-		if line, found := o.lines.lookup(k); found {
+		if line, found := x.lookup(k); found {
 			return k, line, true
 		}
 	}

@@ -1,6 +1,7 @@
-package input
+package workload
 
 import (
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/sched"
@@ -24,7 +25,7 @@ func (c *workloadFacts) unknownKeys(w *inventory.Workload, reqs []sched.Requirem
 			"operator":   string(r.Operator),
 			"from":       r.From,
 			"suggestion": c.suggest(r.Key),
-			"field":      pointer(field),
+			"field":      docval.Pointer(field),
 		})
 	}
 	return out

@@ -1,8 +1,9 @@
-package input
+package workload
 
 import (
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
@@ -19,7 +20,7 @@ func (c *workloadFacts) placement(w *inventory.Workload, p *sched.Placement) map
 		"matching": p.Matching,
 		"reasons":  shared["reasons"],
 		"message":  shared["message"],
-		"field":    pointer(c.constraintField(w, p)),
+		"field":    docval.Pointer(c.constraintField(w, p)),
 	}
 }
 

@@ -1,4 +1,4 @@
-package input
+package workload
 
 import (
 	"slices"
@@ -6,12 +6,22 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/drvcheck/drvcheck/internal/cuda"
-	"github.com/drvcheck/drvcheck/internal/gpures"
+	"github.com/drvcheck/drvcheck/internal/input/docval"
+	"github.com/drvcheck/drvcheck/internal/input/workload/gpufit"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
+
+// Sections are input.workloads and input.claims, for inv, whose nodes'
+// facts are facts, with pol turning images into driver floors. They share
+// one reading of DRA: each claim's devices are derived and its selectors
+// evaluated once, for claims[] and for the workloads' claims_fit.
+func Sections(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy) (workloads, claims []any) {
+	d := newDRAFleet(inv, facts)
+	return workloadEntries(inv, facts, pol, d), claimEntries(d)
+}
 
 // workloadEntries returns input.workloads: for every workload (bare Pods and
 // pod templates alike) where the scheduler may put its pods and what can go
@@ -21,7 +31,7 @@ import (
 func workloadEntries(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, d *draFleet) []any {
 	ws := inv.Workloads()
 	c := newWorkloadFacts(inv, facts, ws, pol, d)
-	c.gangs = c.gangFacts(ws)
+	c.gangs = c.gpu.Gangs(ws)
 	out := make([]any, 0, len(ws))
 	for _, w := range ws {
 		out = append(out, c.entry(w))
@@ -46,12 +56,7 @@ type workloadFacts struct {
 	classFacts  map[*sched.Class]classFacts
 	olderNodes  map[olderKey]olderNodes
 	messages    map[*sched.Placement]map[string]any
-	fits        map[fitKey]fit
-	fitEntries  map[fitKey]map[string]any // gpu_fit of pods that fit, shared
-	offers      map[*sched.Class][]offerGroup
-	nodeOffers  map[*corev1.Node]gpures.Offer
-	pods        []*corev1.Pod         // the pods read, for the room bound ones take
-	bound       map[string][]boundPod // by node, made on first use
+	gpu         *gpufit.Judge // gpu_fit and gang
 	gangs       map[*inventory.Workload]map[string]any
 	dra         *draFleet // the claims pods name and the devices they meet
 }
@@ -70,8 +75,9 @@ func fleetKeys() sched.Keys {
 }
 
 func newWorkloadFacts(inv *inventory.Inventory, facts *nodefacts.Set, ws []*inventory.Workload, pol cuda.Policy, d *draFleet) *workloadFacts {
+	fleet := sched.NewFleet(inv.Nodes, fleetKeys())
 	c := &workloadFacts{
-		fleet:       sched.NewFleet(inv.Nodes, fleetKeys()),
+		fleet:       fleet,
 		nodes:       inv.Nodes,
 		facts:       facts,
 		policy:      pol,
@@ -84,11 +90,7 @@ func newWorkloadFacts(inv *inventory.Inventory, facts *nodefacts.Set, ws []*inve
 		classFacts:  map[*sched.Class]classFacts{},
 		olderNodes:  map[olderKey]olderNodes{},
 		messages:    map[*sched.Placement]map[string]any{},
-		fits:        map[fitKey]fit{},
-		fitEntries:  map[fitKey]map[string]any{},
-		offers:      map[*sched.Class][]offerGroup{},
-		nodeOffers:  map[*corev1.Node]gpures.Offer{},
-		pods:        inv.Pods,
+		gpu:         gpufit.New(fleet, inv.Pods),
 		dra:         d,
 	}
 	for _, w := range ws {
@@ -114,7 +116,7 @@ func (c *workloadFacts) entry(w *inventory.Workload) map[string]any {
 	p := c.fleet.Place(spec)
 	reqs := sched.Requirements(spec)
 	e := map[string]any{
-		"object":        ref(w.Ref.Kind, w.Ref.Namespace, w.Ref.Name),
+		"object":        docval.Ref(w.Ref.Kind, w.Ref.Namespace, w.Ref.Name),
 		"replicas":      int(w.Replicas),
 		"daemonset":     w.DaemonSet,
 		"owned":         c.owned(w),
@@ -129,7 +131,7 @@ func (c *workloadFacts) entry(w *inventory.Workload) map[string]any {
 		"custom":        w.Custom,
 		"generic":       w.Generic,
 	}
-	if fit := c.gpuFit(w, p); fit != nil {
+	if fit := c.gpu.Fit(w, p); fit != nil {
 		e["gpu_fit"] = fit
 	}
 	if g := c.gangs[w]; g != nil {

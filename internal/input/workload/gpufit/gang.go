@@ -1,4 +1,4 @@
-package input
+package gpufit
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/drvcheck/drvcheck/internal/gpures"
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/internal/sched"
@@ -52,11 +53,11 @@ type member struct {
 	reqs []gpures.Request
 }
 
-// gangFacts are workloads[].gang, on the first template of each object of
+// Gangs are workloads[].gang, on the first template of each object of
 // a gang kind whose pods ask for GPUs: whether all its pods fit at once
 // on the nodes their constraints admit, packed by what each node offers
 // less what the pods bound to it take.
-func (c *workloadFacts) gangFacts(ws []*inventory.Workload) map[*inventory.Workload]map[string]any {
+func (j *Judge) Gangs(ws []*inventory.Workload) map[*inventory.Workload]map[string]any {
 	byObject := map[object.Ref][]member{}
 	others := map[object.Ref]int{} // pods of a gang that ask for no GPU
 	var order []object.Ref
@@ -75,22 +76,22 @@ func (c *workloadFacts) gangFacts(ws []*inventory.Workload) map[*inventory.Workl
 		if _, seen := byObject[w.Ref]; !seen {
 			order = append(order, w.Ref)
 		}
-		byObject[w.Ref] = append(byObject[w.Ref], member{w: w, p: c.fleet.Place(&w.Template.Spec), reqs: reqs})
+		byObject[w.Ref] = append(byObject[w.Ref], member{w: w, p: j.fleet.Place(&w.Template.Spec), reqs: reqs})
 	}
 	out := map[*inventory.Workload]map[string]any{}
 	for _, ref := range order {
 		ms := byObject[ref]
-		if c.eachFits(ms) { // a pod that fits nowhere alone is gpu_fit's to say
-			out[ms[0].w] = c.gang(ms, others[ref])
+		if j.eachFits(ms) { // a pod that fits nowhere alone is gpu_fit's to say
+			out[ms[0].w] = j.gang(ms, others[ref])
 		}
 	}
 	return out
 }
 
 // eachFits says whether one pod of every member fits some admitted node.
-func (c *workloadFacts) eachFits(ms []member) bool {
+func (j *Judge) eachFits(ms []member) bool {
 	for _, m := range ms {
-		if !c.fitOf(m.p, m.reqs).fits {
+		if !j.fitOf(m.p, m.reqs).fits {
 			return false
 		}
 	}
@@ -99,7 +100,7 @@ func (c *workloadFacts) eachFits(ms []member) bool {
 
 // gang judges one gang: its pods, best fit decreasing, into bins of nodes
 // that offer the same.
-func (c *workloadFacts) gang(ms []member, others int) map[string]any {
+func (j *Judge) gang(ms []member, others int) map[string]any {
 	total := map[corev1.ResourceName]int64{}
 	pods := 0
 	for _, m := range ms {
@@ -109,7 +110,7 @@ func (c *workloadFacts) gang(ms []member, others int) map[string]any {
 		// Packed one by one, a gang of millions of pods (a replicas a
 		// repository writes) would take the run's memory.
 		return map[string]any{"pods": pods, "must": 0, "placed": 0, "admitted": 0, "judged": false, "fits": true,
-			"why": gangKinds[gangKey(ms[0].w)], "message": "", "field": pointer(resourcesField(ms[0].w, ms[0].reqs[0].Name)), "window": []any{}}
+			"why": gangKinds[gangKey(ms[0].w)], "message": "", "field": docval.Pointer(resourcesField(ms[0].w, ms[0].reqs[0].Name)), "window": []any{}}
 	}
 	var wants [][]gpures.Request // one per pod
 	for _, m := range ms {
@@ -129,14 +130,14 @@ func (c *workloadFacts) gang(ms []member, others int) map[string]any {
 			total[r.Name] += r.Value
 		}
 	}
-	free, known := c.gangNodes(ms)
+	free, known := j.gangNodes(ms)
 	admitted := countOf(free)
 	placed := pack(free, wants, 0)
 	fits := placed == len(wants) || !known || admitted == 0
 	g := map[string]any{
 		"pods": pods, "must": must, "placed": placed, "admitted": admitted,
 		"judged": known && admitted > 0, "fits": fits,
-		"why": gangKinds[gangKey(ms[0].w)], "message": "", "field": pointer(resourcesField(ms[0].w, ms[0].reqs[0].Name)),
+		"why": gangKinds[gangKey(ms[0].w)], "message": "", "field": docval.Pointer(resourcesField(ms[0].w, ms[0].reqs[0].Name)),
 		"window": []any{},
 	}
 	if !fits {
@@ -236,7 +237,7 @@ func sumAll(free []slot) map[corev1.ResourceName]int64 {
 // send it), by class and offer, and whether every such node's offer is
 // known. A node with pods bound to it is a slot of its own; the others
 // are counted, not walked, unless members disagree on where they go.
-func (c *workloadFacts) gangNodes(ms []member) ([]slot, bool) {
+func (j *Judge) gangNodes(ms []member) ([]slot, bool) {
 	var sets []map[*corev1.Node]bool
 	for _, m := range ms[1:] {
 		if m.p != ms[0].p {
@@ -254,13 +255,13 @@ func (c *workloadFacts) gangNodes(ms []member) ([]slot, bool) {
 	var free []slot
 	known := true
 	own := gangKey(ms[0].w)
-	bound := c.boundPods()
+	bound := j.boundPods()
 	for _, v := range ms[0].p.Classes {
 		if !v.Admits() {
 			continue
 		}
 		if len(sets) == 0 && !anyBound(v.Class.Nodes, bound) {
-			for _, g := range c.offersOf(v.Class) {
+			for _, g := range j.offersOf(v.Class) {
 				if !g.offer.Known() {
 					known = false
 					continue
@@ -273,12 +274,12 @@ func (c *workloadFacts) gangNodes(ms []member) ([]slot, bool) {
 			if !admits(n) {
 				continue
 			}
-			o := c.offerOf(n)
+			o := j.offerOf(n)
 			if !o.Known() {
 				known = false
 				continue
 			}
-			free = append(free, slot{free: c.freeOn(n, o, ms[0].w.Ref, gangPodLabel[own]), count: 1})
+			free = append(free, slot{free: j.freeOn(n, o, ms[0].w.Ref, gangPodLabel[own]), count: 1})
 		}
 	}
 	return free, known
@@ -337,12 +338,12 @@ func admittedNodes(p *sched.Placement) map[*corev1.Node]bool {
 
 // freeOn is what n offers less what the pods bound to it (spec.nodeName,
 // not finished) ask for, but the gang's own (label key = its name).
-func (c *workloadFacts) freeOn(n *corev1.Node, o gpures.Offer, gang object.Ref, key string) map[corev1.ResourceName]int64 {
+func (j *Judge) freeOn(n *corev1.Node, o gpures.Offer, gang object.Ref, key string) map[corev1.ResourceName]int64 {
 	free := make(map[corev1.ResourceName]int64, len(o.Resources))
 	for name, v := range o.Resources {
 		free[name] = v
 	}
-	for _, b := range c.boundPods()[n.Name] {
+	for _, b := range j.boundPods()[n.Name] {
 		if b.pod.Namespace == gang.Namespace && key != "" && b.pod.Labels[key] == gang.Name {
 			continue
 		}
@@ -361,20 +362,20 @@ type boundPod struct {
 
 // boundPods are the pods bound to each node that still hold GPUs of it,
 // read once, their requests with them: every gang on the node asks.
-func (c *workloadFacts) boundPods() map[string][]boundPod {
-	if c.bound != nil {
-		return c.bound
+func (j *Judge) boundPods() map[string][]boundPod {
+	if j.bound != nil {
+		return j.bound
 	}
-	c.bound = map[string][]boundPod{}
-	for _, p := range c.pods {
+	j.bound = map[string][]boundPod{}
+	for _, p := range j.pods {
 		if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}
 		if reqs := gpures.Requests(&p.Spec); len(reqs) > 0 {
-			c.bound[p.Spec.NodeName] = append(c.bound[p.Spec.NodeName], boundPod{p, reqs})
+			j.bound[p.Spec.NodeName] = append(j.bound[p.Spec.NodeName], boundPod{p, reqs})
 		}
 	}
-	return c.bound
+	return j.bound
 }
 
 // bins are nodes by what is free on them: count nodes of each.

@@ -1,4 +1,4 @@
-package input
+package workload
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
@@ -37,7 +38,7 @@ func (c *workloadFacts) gpuUse(w *inventory.Workload, p *sched.Placement) map[st
 	return map[string]any{
 		"requests":      requests,
 		"grace_seconds": grace,
-		"grace_field":   pointer(graceField),
+		"grace_field":   docval.Pointer(graceField),
 		"hidden":        hidden,
 		"operand":       operand(spec),
 		"gpu_nodes":     gpuNodes,
@@ -63,14 +64,14 @@ func hiddenUses(w *inventory.Workload) []any {
 	spec := &w.Template.Spec
 	out := []any{}
 	if rc := spec.RuntimeClassName; rc != nil && strings.Contains(*rc, "nvidia") {
-		out = append(out, map[string]any{"how": "runtimeClassName " + *rc, "field": pointer(specField(w, "runtimeClassName"))})
+		out = append(out, map[string]any{"how": "runtimeClassName " + *rc, "field": docval.Pointer(specField(w, "runtimeClassName"))})
 	}
 	for i, ctr := range spec.Containers {
 		for j, e := range ctr.Env {
 			if e.Name == "NVIDIA_VISIBLE_DEVICES" && e.Value != "" && e.Value != "void" && e.Value != "none" {
 				out = append(out, map[string]any{
 					"how":   fmt.Sprintf("container %s sets NVIDIA_VISIBLE_DEVICES=%s", ctr.Name, e.Value),
-					"field": pointer(specField(w, "containers", i, "env", j)),
+					"field": docval.Pointer(specField(w, "containers", i, "env", j)),
 				})
 			}
 		}
@@ -78,7 +79,7 @@ func hiddenUses(w *inventory.Workload) []any {
 			if v := deviceVolume(spec, ctr); v != "" {
 				out = append(out, map[string]any{
 					"how":   fmt.Sprintf("container %s is privileged and mounts %s", ctr.Name, v),
-					"field": pointer(specField(w, "containers", i, "securityContext", "privileged")),
+					"field": docval.Pointer(specField(w, "containers", i, "securityContext", "privileged")),
 				})
 			}
 		}

@@ -1,0 +1,34 @@
+package gpufit
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/drvcheck/drvcheck/internal/gpures"
+	"github.com/drvcheck/drvcheck/internal/sched"
+)
+
+// Judge holds what the GPU judgements of one run share: workloads of the
+// same constraints and requests share an answer, classes their nodes'
+// offers, gangs the pods bound to each node.
+type Judge struct {
+	fleet      *sched.Fleet
+	pods       []*corev1.Pod // the pods read, for the room bound ones take
+	fits       map[fitKey]fit
+	fitEntries map[fitKey]map[string]any // gpu_fit of pods that fit, shared
+	offers     map[*sched.Class][]offerGroup
+	nodeOffers map[*corev1.Node]gpures.Offer
+	bound      map[string][]boundPod // by node, made on first use
+}
+
+// New is a judge of the workloads placed on fleet, pods being the pods
+// read.
+func New(fleet *sched.Fleet, pods []*corev1.Pod) *Judge {
+	return &Judge{
+		fleet:      fleet,
+		pods:       pods,
+		fits:       map[fitKey]fit{},
+		fitEntries: map[fitKey]map[string]any{},
+		offers:     map[*sched.Class][]offerGroup{},
+		nodeOffers: map[*corev1.Node]gpures.Offer{},
+	}
+}
