@@ -18,10 +18,8 @@ import (
 // Node keys the upgrade library reads and writes (k8s-operator-libs
 // pkg/upgrade consts.go).
 const (
-	skipLabel            = "nvidia.com/gpu-driver-upgrade.skip"
-	initialUnschedulable = "nvidia.com/gpu-driver-upgrade.node-initial-state.unschedulable"
-	waitStartAnnotation  = "nvidia.com/gpu-driver-upgrade-wait-for-pod-completion-start-time"
-	validationStart      = "nvidia.com/gpu-driver-upgrade-validation-start-time"
+	waitStartAnnotation = "nvidia.com/gpu-driver-upgrade-wait-for-pod-completion-start-time"
+	validationStart     = "nvidia.com/gpu-driver-upgrade-validation-start-time"
 )
 
 // upgradeSection is input.upgrade: the GPU Operator's rollout as it would
@@ -185,8 +183,8 @@ func upgradeNode(m *drain.Model, n *corev1.Node, scope string, pol operator.Poli
 		"scope":                 scope,
 		"auto_upgrade":          pol.AutoUpgrade,
 		"phases":                []any{},
-		"skip":                  n.Labels[skipLabel] == "true",
-		"initial_unschedulable": hasKey(n.Annotations, initialUnschedulable),
+		"skip":                  n.Labels[nodefacts.UpgradeSkip] == "true",
+		"initial_unschedulable": hasKey(n.Annotations, nodefacts.InitialUnschedulable),
 		"wait_started":          epoch(n.Annotations[waitStartAnnotation]),
 		"validation_started":    epoch(n.Annotations[validationStart]),
 		"not_deletable":         []any{},
