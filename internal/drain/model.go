@@ -127,7 +127,7 @@ func (m *Model) prepare() {
 			m.termGroups = append(m.termGroups, g)
 		}
 		for _, t := range g.terms {
-			keys[t.key] = true
+			keys[t.Key] = true
 		}
 		for _, t := range g.spread {
 			keys[t.key] = true
@@ -208,7 +208,7 @@ func (m *Model) joinBudgets(inv *inventory.Inventory, where func(object.Ref) str
 
 // newGroup registers a group of pods sharing labels and spec.
 func (m *Model) newGroup(ns string, podLabels map[string]string, spec *corev1.PodSpec) (*group, error) {
-	terms, err := parseTerms(spec, podLabels)
+	terms, err := sched.AntiTerms(spec, podLabels)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -50,5 +51,36 @@ func TestSelfAntiAffinity(t *testing.T) {
 	}
 	if _, got := SelfAntiAffinity(&corev1.PodTemplateSpec{}, "ml", nil, HostnameKey); got {
 		t.Error("no affinity at all selects itself")
+	}
+}
+
+// AntiTerms merges matchLabelKeys and mismatchLabelKeys the pod carries
+// into the selector, and names the term and field of an invalid selector.
+func TestAntiTerms(t *testing.T) {
+	term := corev1.PodAffinityTerm{TopologyKey: HostnameKey, LabelSelector: selector(map[string]string{"app": "trainer"}),
+		MatchLabelKeys: []string{"rev", "absent"}, MismatchLabelKeys: []string{"app"}, Namespaces: []string{"x"}}
+	terms, err := AntiTerms(&template(term).Spec, map[string]string{"app": "trainer", "rev": "7"})
+	if err != nil || len(terms) != 1 {
+		t.Fatalf("terms %+v, error %v", terms, err)
+	}
+	at := terms[0]
+	if got := at.Selector.String(); got != "app=trainer,app notin (trainer),rev in (7)" {
+		t.Errorf("selector %q", got)
+	}
+	if at.Key != HostnameKey || !at.Covers("ml", "x", nil) || at.Covers("ml", "ml", nil) {
+		t.Errorf("term %+v covers the wrong namespaces", at)
+	}
+	bad := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: "Foo"}}}
+	for _, c := range []struct {
+		term corev1.PodAffinityTerm
+		want string
+	}{
+		{corev1.PodAffinityTerm{LabelSelector: bad}, "podAntiAffinity term 1: labelSelector: "},
+		{corev1.PodAffinityTerm{LabelSelector: term.LabelSelector, NamespaceSelector: bad}, "podAntiAffinity term 1: namespaceSelector: "},
+	} {
+		_, err := AntiTerms(&template(term, c.term).Spec, nil)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("error %v, want it to start %q", err, c.want)
+		}
 	}
 }

@@ -4,8 +4,9 @@
 // TaintToleration (NoSchedule/NoExecute) and NodeAffinity (required node
 // affinity together with nodeSelector, from k8s.io/component-helpers). It
 // also reads the parts of a pod spec that other checks need: its node label
-// requirements with their paths, required anti-affinity against its own
-// pods, and the topology domains a placement spans.
+// requirements with their paths, its required anti-affinity terms (the one
+// parser of them, for the drain model's rules and for a workload against
+// its own pods), and the topology domains a placement spans.
 //
 // Nodes are grouped into classes that look the same to those filters: the
 // same values of the fleet's label keys, the same taints and the same
