@@ -100,8 +100,9 @@ func (b *Budget) Nodes() []string {
 	return out
 }
 
-// gate is the budget as the eviction subresource reads it.
-func (b *Budget) gate(c Count) *Gate {
+// Gate is the budget, with its numbers c, as the eviction subresource
+// reads it.
+func (b *Budget) Gate(c Count) *Gate {
 	gen := b.PDB.Generation
 	return &Gate{
 		Name: b.PDB.Name, Generation: gen, ObservedGen: gen,

@@ -33,7 +33,7 @@ func ChangeFor(b *Budget, desired int32) Change {
 		return Change{Field: fieldSpec, Text: fmt.Sprintf(
 			"%s has %d healthy pods, too few for any minAvailable: make its pods Ready, or set %s unhealthyPodEvictionPolicy: AlwaysAllow", name, c.Healthy, name)}
 	}
-	if why := neverAllows(b); why != "" {
+	if why := NeverAllows(b); why != "" {
 		return Change{Field: fieldSpec, Text: fmt.Sprintf("set %s minAvailable to %d in place of %s (%s)", name, desired, b.Rule(), why)}
 	}
 	switch {
@@ -59,9 +59,21 @@ func ChangeFor(b *Budget, desired int32) Change {
 	return Change{Field: fieldSpec, Text: fmt.Sprintf("set %s minAvailable to %d in place of %s", name, desired, b.Rule())}
 }
 
-// neverAllows says why b, as written, allows no disruption whatever its
+// GenericChange is the smallest change after which b allows one
+// disruption wherever its pods are; "" when it already does.
+func GenericChange(b *Budget) Change {
+	if b.Count.Allowed > 0 {
+		return Change{}
+	}
+	if NeverAllows(b) != "" {
+		return ChangeFor(b, b.Count.Healthy-1)
+	}
+	return ChangeFor(b, min(b.Count.Desired, b.Count.Healthy-1))
+}
+
+// NeverAllows says why b, as written, allows no disruption whatever its
 // numbers; "" when a smaller minAvailable or larger maxUnavailable helps.
-func neverAllows(b *Budget) string {
+func NeverAllows(b *Budget) string {
 	s, c := b.PDB.Spec, b.Count
 	switch {
 	case s.MaxUnavailable == nil && s.MinAvailable == nil:

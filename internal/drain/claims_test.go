@@ -8,12 +8,13 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/drvcheck/drvcheck/internal/drain/draintest"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 )
 
 // claimPod holds the claim named claim, as the kubelet reports it.
 func claimPod(name, claim string) string {
-	return strings.Replace(livePod(name, "n1", "ReplicaSet/web-5d8f", true), "status:\n", "status:\n  resourceClaimStatuses: [{name: gpu, resourceClaimName: "+claim+"}]\n", 1)
+	return strings.Replace(draintest.LivePod(name, "n1", "ReplicaSet/web-5d8f", true), "status:\n", "status:\n  resourceClaimStatuses: [{name: gpu, resourceClaimName: "+claim+"}]\n", 1)
 }
 
 // claim is a claim as a cluster lists it (files never give claims).
@@ -39,9 +40,9 @@ status:
 // a claim, as the operator's filter does, and one whose claim it cannot
 // read; not one holding another driver's device or admin access.
 func TestPodDeletionTakesGPUClaims(t *testing.T) {
-	inv, err := inventory.Parse("cluster.yaml", []byte(strings.Join([]string{liveControllers,
+	inv, err := inventory.Parse("cluster.yaml", []byte(strings.Join([]string{draintest.LiveControllers,
 		claimPod("gpu", "c-gpu"), claimPod("nic", "c-nic"), claimPod("admin", "c-admin"), claimPod("unread", "c-missing"),
-		livePod("plain", "n1", "ReplicaSet/web-5d8f", true)}, "\n---\n")), false)
+		draintest.LivePod("plain", "n1", "ReplicaSet/web-5d8f", true)}, "\n---\n")), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestPodDeletionTakesGPUClaims(t *testing.T) {
 	inv.ResourceClaims = []*resourcev1.ResourceClaim{
 		claim(t, "c-gpu", GPUDriver, false), claim(t, "c-nic", "net.example.com", false), claim(t, "c-admin", GPUDriver, true),
 	}
-	m, err := New(inv)
+	m, err := New(inv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 // their phase, Ready by their condition. Each pod's controller is found as
 // the disruption controller's finders find it, for budgets whose status
 // must be computed again.
-func (m *Model) clusterPods(inv *inventory.Inventory, where func(object.Ref) string) error {
+func (m *Model) clusterPods(inv *inventory.Inventory) {
 	ctl := newControllers(inv)
 	claims := newGPUClaims(inv.ResourceClaims)
 	pods := slices.Clone(inv.Pods)
@@ -27,14 +27,10 @@ func (m *Model) clusterPods(inv *inventory.Inventory, where func(object.Ref) str
 	})
 	for _, kp := range pods {
 		ref := object.Ref{Kind: "Pod", Namespace: kp.Namespace, Name: kp.Name}
-		g, err := m.newGroup(kp.Namespace, kp.Labels, &kp.Spec)
-		if err != nil {
-			return fmt.Errorf("%s: %w", where(ref), err)
-		}
 		p := &Pod{
 			Namespace: kp.Namespace, Name: kp.Name, Labels: kp.Labels, Spec: &kp.Spec,
 			Workload: ref, SpecPath: podSpecPath, Node: kp.Spec.NodeName, Phase: kp.Status.Phase,
-			Ready: inventory.PodReady(kp), Deleting: kp.DeletionTimestamp != nil, Verdict: Filter(kp), group: g,
+			Ready: inventory.PodReady(kp), Deleting: kp.DeletionTimestamp != nil, Verdict: Filter(kp),
 			GPUClaim: claims.holds(kp),
 		}
 		if c := metav1.GetControllerOfNoCopy(kp); c != nil {
@@ -42,7 +38,6 @@ func (m *Model) clusterPods(inv *inventory.Inventory, where func(object.Ref) str
 		}
 		m.addPod(p)
 	}
-	return nil
 }
 
 // podSpecPath is where a pod's own spec sits in its manifest.

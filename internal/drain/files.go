@@ -2,7 +2,6 @@ package drain
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -18,11 +17,11 @@ import (
 // contract's Deployments, ReplicaSets and StatefulSets with their
 // replicas, and Pods; ReplicationControllers). DaemonSet pods are left out
 // (a drain ignores them), as are Jobs' and CronJobs'. Each workload is one
-// run of Count replicas until place lands them one by one. A ReplicaSet
+// run of Count replicas until the Placer lands them one by one. A ReplicaSet
 // or Pod whose controller was read too is counted under that controller,
 // not twice. A Pod whose controller was not read counts as one replica of
-// it.
-func (m *Model) filePods(inv *inventory.Inventory, where func(object.Ref) string) error {
+// it. The DaemonSets whose pods use GPUs are noted (GPUDaemonSets).
+func (m *Model) filePods(inv *inventory.Inventory) {
 	all := inv.Workloads()
 	read := map[object.Ref]bool{}
 	for _, w := range all {
@@ -31,7 +30,7 @@ func (m *Model) filePods(inv *inventory.Inventory, where func(object.Ref) string
 	var ws []*inventory.Workload
 	for _, w := range all {
 		if w.DaemonSet && GPUPod(&w.Template.Spec) {
-			m.gpuDaemons = append(m.gpuDaemons, w)
+			m.GPUDaemonSets = append(m.GPUDaemonSets, w)
 		}
 		if w.Budgets() && w.Replicas > 0 && (w.Owner == nil || !read[ownerRef(w)]) {
 			ws = append(ws, w)
@@ -43,14 +42,9 @@ func (m *Model) filePods(inv *inventory.Inventory, where func(object.Ref) string
 	})
 	orphans := map[string]int32{} // pods per controller that was not read
 	for _, w := range ws {
-		spec := &w.Template.Spec
-		g, err := m.newGroup(w.Ref.Namespace, w.Template.Labels, spec)
-		if err != nil {
-			return fmt.Errorf("%s: %w", where(w.Ref), err)
-		}
 		run := &Pod{
-			Namespace: w.Ref.Namespace, Name: w.Ref.Name, Count: w.Replicas, Labels: w.Template.Labels, Spec: spec,
-			Workload: w.Ref, SpecPath: w.SpecPath, Phase: corev1.PodRunning, Ready: true, Verdict: Filter(filePod(w)), group: g,
+			Namespace: w.Ref.Namespace, Name: w.Ref.Name, Count: w.Replicas, Labels: w.Template.Labels, Spec: &w.Template.Spec,
+			Workload: w.Ref, SpecPath: w.SpecPath, Phase: corev1.PodRunning, Ready: true, Verdict: Filter(filePod(w)),
 		}
 		switch {
 		case w.Ref.Kind != "Pod":
@@ -66,7 +60,6 @@ func (m *Model) filePods(inv *inventory.Inventory, where func(object.Ref) string
 			p.Scale = orphans[p.Controller]
 		}
 	}
-	return nil
 }
 
 // filePod is the pod a workload would make, as kubectl drain's filters see
@@ -85,26 +78,17 @@ func ownerRef(w *inventory.Workload) object.Ref {
 	return object.Ref{Kind: w.Owner.Kind, Namespace: w.Ref.Namespace, Name: w.Owner.Name}
 }
 
-// gpuDaemonPods adds, from files, the pods of the DaemonSets whose
-// containers request GPUs, one on each node their template may run on
-// (a DaemonSet tolerates cordons): a drain leaves them, but the GPU
-// Operator's GPU-pod deletion fails on them. Other DaemonSets' pods
-// matter to no phase and are not modelled. They count against
-// maxModelPods too: many DaemonSets on many nodes are as many pods.
-func (m *Model) gpuDaemonPods(where func(object.Ref) string) error {
-	for _, w := range m.gpuDaemons {
-		verdict := Filter(filePod(w))
-		nodes := m.eligible(m.placement(m.fleet, &w.Template.Spec))
-		if len(m.Pods)+len(nodes) > maxModelPods {
-			return tooManyPods(where(w.Ref), fmt.Sprintf("a pod on each of %d nodes", len(nodes)))
-		}
-		for _, n := range nodes {
-			p := &Pod{Namespace: w.Ref.Namespace, Name: w.Ref.Name + "-" + n.Name, Labels: w.Template.Labels, Spec: &w.Template.Spec,
-				Workload: w.Ref, SpecPath: w.SpecPath, Controller: w.Ref.String(), Node: n.Name,
-				Phase: corev1.PodRunning, Ready: true, Verdict: verdict}
-			m.addPod(p)
-			m.used.add(n.Name, p, 1)
-		}
+// DaemonSetPods are the pods DaemonSet w of the files runs, one on each of
+// nodes (those its template may run on; a DaemonSet tolerates cordons): a
+// drain leaves them, but the GPU Operator's GPU-pod deletion fails on
+// them.
+func DaemonSetPods(w *inventory.Workload, nodes []*corev1.Node) []*Pod {
+	verdict := Filter(filePod(w))
+	out := make([]*Pod, 0, len(nodes))
+	for _, n := range nodes {
+		out = append(out, &Pod{Namespace: w.Ref.Namespace, Name: w.Ref.Name + "-" + n.Name, Count: 1, Labels: w.Template.Labels, Spec: &w.Template.Spec,
+			Workload: w.Ref, SpecPath: w.SpecPath, Controller: w.Ref.String(), Node: n.Name,
+			Phase: corev1.PodRunning, Ready: true, Verdict: verdict})
 	}
-	return nil
+	return out
 }

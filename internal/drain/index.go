@@ -5,20 +5,22 @@ import (
 	"k8s.io/apimachinery/pkg/selection"
 )
 
-// labelIndex finds things (pods, groups, templates) by namespace and label
+// LabelIndex finds things (pods, groups, templates) by namespace and label
 // value, so that a selector with an equality or In requirement looks only
 // at the things carrying that value, never at a whole namespace.
-type labelIndex[T any] struct {
+type LabelIndex[T any] struct {
 	byNS    map[string][]T
 	byLabel map[string]map[string]map[string][]T // ns -> key -> value
 	ns      []string                             // namespaces, in first-seen order
 }
 
-func newLabelIndex[T any]() *labelIndex[T] {
-	return &labelIndex[T]{byNS: map[string][]T{}, byLabel: map[string]map[string]map[string][]T{}}
+// NewLabelIndex is an empty index.
+func NewLabelIndex[T any]() *LabelIndex[T] {
+	return &LabelIndex[T]{byNS: map[string][]T{}, byLabel: map[string]map[string]map[string][]T{}}
 }
 
-func (ix *labelIndex[T]) add(ns string, l map[string]string, x T) {
+// Add indexes x, of namespace ns with labels l.
+func (ix *LabelIndex[T]) Add(ns string, l map[string]string, x T) {
 	if _, seen := ix.byNS[ns]; !seen {
 		ix.ns = append(ix.ns, ns)
 		ix.byLabel[ns] = map[string]map[string][]T{}
@@ -32,10 +34,10 @@ func (ix *labelIndex[T]) add(ns string, l map[string]string, x T) {
 	}
 }
 
-// candidates narrows a namespace's things by the selector's first equality
+// Candidates narrows a namespace's things by the selector's first equality
 // or In requirement; the caller still matches the whole selector. Things
 // come out in the order they were added.
-func (ix *labelIndex[T]) candidates(sel labels.Selector, ns string) []T {
+func (ix *LabelIndex[T]) Candidates(sel labels.Selector, ns string) []T {
 	reqs, _ := sel.Requirements()
 	for _, r := range reqs {
 		switch r.Operator() {
@@ -49,3 +51,6 @@ func (ix *labelIndex[T]) candidates(sel labels.Selector, ns string) []T {
 	}
 	return ix.byNS[ns]
 }
+
+// Namespaces lists the namespaces of the things added, in first-seen order.
+func (ix *LabelIndex[T]) Namespaces() []string { return ix.ns }

@@ -5,9 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/drvcheck/drvcheck/internal/gpures"
 	"github.com/drvcheck/drvcheck/internal/object"
-	"github.com/drvcheck/drvcheck/internal/sched"
 )
 
 // Pod is one pod of the model: a cluster's pod, or from files one replica
@@ -44,19 +42,11 @@ type Pod struct {
 	GPUClaim bool
 	// Budgets are the PodDisruptionBudgets that select the pod.
 	Budgets []*Budget
-
-	group *group
-	gpu   []gpures.Request // its GPU requests (gpures.Requests)
-	holds bool             // it takes one of its node's pods (holdsNode)
-	// toleratesCordon: it may land on a cordoned node (asked per search).
-	toleratesCordon bool
-	// keyID numbers its search key in the fleet keyed (searchKeyOf).
-	keyed *sched.Fleet
-	keyID int32
+	// Group is what internal/placement keeps of the pods that look alike
+	// to the scheduler (its requests, anti-affinity and spread, its search
+	// key), shared by a workload's replicas; drain never reads it.
+	Group any
 }
-
-// spreads says whether p has topology spread constraints (spread.go).
-func (p *Pod) spreads() bool { return p.group != nil && len(p.group.spread) > 0 }
 
 // Key is namespace/name.
 func (p *Pod) Key() string { return p.Namespace + "/" + p.Name }
@@ -70,8 +60,8 @@ func Keys(ps []*Pod) []string {
 	return out
 }
 
-// healthy is the disruption controller's test: not being deleted and Ready.
-func (p *Pod) healthy() bool { return !p.Deleting && p.Ready }
+// Healthy is the disruption controller's test: not being deleted and Ready.
+func (p *Pod) Healthy() bool { return !p.Deleting && p.Ready }
 
 // skipsBudgets: the eviction API deletes finished, Pending and deleting
 // pods without a budget check.
@@ -83,17 +73,18 @@ func (p *Pod) skipsBudgets() bool {
 	return p.Deleting
 }
 
-func (p *Pod) candidate() Candidate {
+// Candidate is p as the eviction API sees it.
+func (p *Pod) Candidate() Candidate {
 	return Candidate{Phase: p.Phase, Deleting: p.Deleting, Ready: p.Ready}
 }
 
 func (p *Pod) member() Member {
-	return Member{Name: p.Name, Controller: p.Controller, Scale: p.Scale, ScaleErr: p.ScaleErr, Healthy: p.healthy(), Count: p.Count}
+	return Member{Name: p.Name, Controller: p.Controller, Scale: p.Scale, ScaleErr: p.ScaleErr, Healthy: p.Healthy(), Count: p.Count}
 }
 
-// replicas is the entry for n replicas of run from ordinal first on: a
+// Replicas is the entry for n replicas of run from ordinal first on: a
 // controller's replicas are named by ordinal, a bare Pod keeps its name.
-func (run *Pod) replicas(first, n int32) *Pod {
+func (run *Pod) Replicas(first, n int32) *Pod {
 	p := *run
 	p.Count = n
 	if run.Workload.Kind != "Pod" {

@@ -8,12 +8,12 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/cuda"
-	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/input/workload"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/placement"
 	"github.com/drvcheck/drvcheck/internal/snapshot"
 )
 
@@ -27,10 +27,10 @@ type Options struct {
 	// additions to the image table); the zero value is minor-version
 	// compatibility with the built-in table.
 	CUDA cuda.Policy
-	// Drain is the pod and budget model (drain.New); it adds input.pdbs
+	// Drain is the pod and budget model (placement.New); it adds input.pdbs
 	// and input.drain. A caller that builds the model while Build runs
 	// adds them itself with DrainSections.
-	Drain *drain.Model
+	Drain *placement.Model
 	// Operator is the GPU Operator's configuration; nil without one. It
 	// adds input.operator.
 	Operator *operator.Profile

@@ -13,9 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
-	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/placement"
 )
 
 // docTables reads docs/input.md: for each section heading, the keys its
@@ -52,7 +52,7 @@ func fullDocuments(t *testing.T) (files, live map[string]any) {
 	t.Helper()
 	inv := inventoryOf(t, labDir, "../../testdata/scheduling/gt-version-id", "../../testdata/scheduling/typo-key", "../../testdata/scheduling/cuda-floor",
 		"../../testdata/gpu-requests/lws-vllm.yaml", "../../testdata/gpu-requests/mig-single-a100.yaml")
-	m, err := drain.New(inv)
+	m, err := placement.New(inv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/placement"
 )
 
 // DrainSections are what a drain meets: every budget (input.pdbs); per
@@ -15,19 +16,19 @@ import (
 // meets (input.upgrade). Build adds them when Options.Drain is
 // set, and a caller that builds the model while Build runs adds them
 // itself.
-func DrainSections(facts *nodefacts.Set, m *drain.Model, p *operator.Profile) map[string]any {
+func DrainSections(facts *nodefacts.Set, m *placement.Model, p *operator.Profile) map[string]any {
 	return map[string]any{"pdbs": pdbEntries(m), "drain": drainEntries(facts, m), "upgrade": upgradeSection(facts, m, p)}
 }
 
 // drainEntries drains each GPU node alone, on the fleet as read. A node
 // whose evictions all fit their budgets outright is not simulated.
-func drainEntries(facts *nodefacts.Set, m *drain.Model) map[string]any {
+func drainEntries(facts *nodefacts.Set, m *placement.Model) map[string]any {
 	out := map[string]any{}
 	for _, f := range facts.List() {
 		if !f.GPU {
 			continue
 		}
-		room := drain.Room{Node: f.Name}
+		room := placement.Room{Node: f.Name}
 		if !m.Fits(f.Name) {
 			sim := m.NewSim(drain.Flags{})
 			sim.Quiet = true // the input holds no replacement's reason
@@ -40,7 +41,7 @@ func drainEntries(facts *nodefacts.Set, m *drain.Model) map[string]any {
 
 // drainEntry is what kubectl drain's filters make of the node's pods, and
 // the budgets that refuse.
-func drainEntry(m *drain.Model, r drain.Room) map[string]any {
+func drainEntry(m *placement.Model, r placement.Room) map[string]any {
 	stays, force, emptyDir := []any{}, []*drain.Pod{}, []*drain.Pod{}
 	pods := m.PodsOn(r.Node)
 	for _, p := range pods {
@@ -80,7 +81,7 @@ func drainEntry(m *drain.Model, r drain.Room) map[string]any {
 }
 
 // refusalEntry is a budget that refuses evictions from a node for good.
-func refusalEntry(f drain.Refusal) map[string]any {
+func refusalEntry(f placement.Refusal) map[string]any {
 	return map[string]any{
 		"budget": loadRef(f.Budget.Ref),
 		"name":   f.Budget.Name(),

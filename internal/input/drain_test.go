@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
-	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/load"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/placement"
 )
 
 func TestLabPDBsAndDrain(t *testing.T) {
@@ -17,7 +17,7 @@ func TestLabPDBsAndDrain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := drain.New(inv)
+	m, err := placement.New(inv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := drain.New(inv)
+	m, err := placement.New(inv)
 	if err != nil {
 		t.Fatal(err)
 	}

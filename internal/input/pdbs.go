@@ -6,11 +6,12 @@ import (
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/object"
+	"github.com/drvcheck/drvcheck/internal/placement"
 )
 
 // pdbEntries describes every PodDisruptionBudget with its numbers as the
 // disruption controller has them (cluster) or would compute them (files).
-func pdbEntries(m *drain.Model) []any {
+func pdbEntries(m *placement.Model) []any {
 	out := make([]any, 0, len(m.Budgets))
 	for _, b := range m.Budgets {
 		c := b.Count

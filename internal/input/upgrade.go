@@ -13,6 +13,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/placement"
 )
 
 // Node keys the upgrade library reads and writes (k8s-operator-libs
@@ -27,7 +28,7 @@ const (
 // managed GPU node, what the phases that remove its pods meet. Without a
 // profile the manual procedure is the model, and only "operator": false
 // is set.
-func upgradeSection(facts *nodefacts.Set, m *drain.Model, p *operator.Profile) map[string]any {
+func upgradeSection(facts *nodefacts.Set, m *placement.Model, p *operator.Profile) map[string]any {
 	out := map[string]any{"operator": p != nil, "scopes": []any{}, "nodes": map[string]any{}, "refusing": map[string]any{}}
 	if p == nil {
 		return out
@@ -178,7 +179,7 @@ func policyEntry(p operator.Policy) map[string]any {
 // that remove its pods (none while autoUpgrade is off: the upgrade is then
 // the manual procedure), the pods their filters refuse, and the budgets
 // that refuse their evictions.
-func upgradeNode(m *drain.Model, n *corev1.Node, scope string, pol operator.Policy) map[string]any {
+func upgradeNode(m *placement.Model, n *corev1.Node, scope string, pol operator.Policy) map[string]any {
 	out := map[string]any{
 		"scope":                 scope,
 		"auto_upgrade":          pol.AutoUpgrade,
@@ -272,7 +273,7 @@ func gpuField(p *drain.Pod) string {
 
 // phaseRefusals are the budgets that refuse the phases' evictions for
 // good, each under the first phase it refuses.
-func phaseRefusals(m *drain.Model, node string, phases []drain.Phase) []any {
+func phaseRefusals(m *placement.Model, node string, phases []drain.Phase) []any {
 	out := []any{}
 	seen := map[*drain.Budget]bool{}
 	for _, ph := range phases {

@@ -10,6 +10,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/placement"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -58,7 +59,7 @@ func (e *UnknownNodeError) Error() string { return "node " + e.Node + " not foun
 
 // ForNode plans the driver upgrade of node to opt.Driver: image present? ->
 // budget room -> drain -> relabel/reload -> uncordon -> audit.
-func ForNode(m *drain.Model, after After, node string, opt Options) (*Plan, error) {
+func ForNode(m *placement.Model, after After, node string, opt Options) (*Plan, error) {
 	if err := nodefacts.CheckVersion(opt.Driver); err != nil {
 		return nil, err
 	}
@@ -126,7 +127,7 @@ func imageStep(node string, after After) image {
 
 // budgetStep names every budget that refuses an eviction from node, with
 // its smallest change.
-func budgetStep(m *drain.Model, node string, room drain.Room) Step {
+func budgetStep(m *placement.Model, node string, room placement.Room) Step {
 	s := Step{Name: StepBudget, Title: "budget room"}
 	for _, r := range room.Refusals {
 		s.Blockers = append(s.Blockers, Blocker{

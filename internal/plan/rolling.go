@@ -11,6 +11,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/oneline"
 	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/placement"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -132,7 +133,7 @@ type RollingOptions struct {
 // halts when no node can start and nodes are left. The operator's order
 // is not deterministic: the simulation runs in name order and in reverse,
 // and marks the nodes whose outcome differs.
-func Roll(m *drain.Model, after After, opt RollingOptions) (*Rolling, error) {
+func Roll(m *placement.Model, after After, opt RollingOptions) (*Rolling, error) {
 	if err := nodefacts.CheckVersion(opt.Driver); err != nil && opt.Change == nil {
 		return nil, err
 	}
@@ -190,7 +191,7 @@ type scope struct {
 }
 
 // scopesOf groups the GPU nodes by their policy's scope.
-func scopesOf(m *drain.Model, after After, opt RollingOptions) ([]*scope, error) {
+func scopesOf(m *placement.Model, after After, opt RollingOptions) ([]*scope, error) {
 	byName := map[string]*scope{}
 	var out []*scope
 	for _, n := range sortedGPUNodes(m) {
@@ -258,7 +259,7 @@ func (sc *scope) contested(out []NodeOutcome) bool {
 }
 
 // roll runs one scope on sim, in name order or reversed.
-func (sc *scope) roll(sim *drain.Sim, after After, version string, reversed bool) []NodeOutcome {
+func (sc *scope) roll(sim *placement.Sim, after After, version string, reversed bool) []NodeOutcome {
 	out := slices.Clone(sc.unmanaged)
 	if !sc.Policy.AutoUpgrade {
 		// ApplyState returns at once (upgrade_state.go:372-375).
@@ -338,7 +339,7 @@ func (sc *scope) unbuilt() []NodeOutcome {
 // rollout is one scope's simulation.
 type rollout struct {
 	*scope
-	sim        *drain.Sim
+	sim        *placement.Sim
 	after      After
 	at         map[string]*NodeOutcome
 	required   int // nodes in upgrade-required
@@ -573,7 +574,7 @@ func orAll(s string) string {
 	return s
 }
 
-func sortedGPUNodes(m *drain.Model) []*corev1.Node {
+func sortedGPUNodes(m *placement.Model) []*corev1.Node {
 	var out []*corev1.Node
 	for _, n := range m.Nodes {
 		if nodefacts.GPUBy(n.Labels) != "" {

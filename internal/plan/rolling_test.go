@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
-	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
 	"github.com/drvcheck/drvcheck/internal/operator/change"
+	"github.com/drvcheck/drvcheck/internal/placement"
 	"github.com/drvcheck/drvcheck/internal/plan"
 	"github.com/drvcheck/drvcheck/internal/runner"
 )
@@ -60,29 +60,29 @@ spec:
 // fleet is three GPU nodes on 535 with a web Deployment across them, and
 // what the rules say of them once every GPU node runs 550.90.07, against a
 // matrix of rows (no matrix without rows).
-func fleet(t *testing.T, rows ...string) (*drain.Model, plan.After) {
+func fleet(t *testing.T, rows ...string) (*placement.Model, plan.After) {
 	return fleetUpgrading(t, nil, rows...)
 }
 
 // fleetUpgrading is fleet with only nodes relabelled (all when empty).
-func fleetUpgrading(t *testing.T, nodes []string, rows ...string) (*drain.Model, plan.After) {
+func fleetUpgrading(t *testing.T, nodes []string, rows ...string) (*placement.Model, plan.After) {
 	return fleetOf(t, nodes, web, rows...)
 }
 
 // fleetWith is fleet with other workloads in place of web.
-func fleetWith(t *testing.T, workloads string, rows ...string) (*drain.Model, plan.After) {
+func fleetWith(t *testing.T, workloads string, rows ...string) (*placement.Model, plan.After) {
 	return fleetOf(t, nil, workloads, rows...)
 }
 
-func fleetOf(t *testing.T, nodes []string, workloads string, rows ...string) (*drain.Model, plan.After) {
+func fleetOf(t *testing.T, nodes []string, workloads string, rows ...string) (*placement.Model, plan.After) {
 	return fleetUpgradingDocs(t, nodes, []string{gpuNode("n0"), gpuNode("n1"), gpuNode("n2"), workloads}, rows...)
 }
 
-func fleetOfDocs(t *testing.T, docs []string, rows ...string) (*drain.Model, plan.After) {
+func fleetOfDocs(t *testing.T, docs []string, rows ...string) (*placement.Model, plan.After) {
 	return fleetUpgradingDocs(t, nil, docs, rows...)
 }
 
-func fleetUpgradingDocs(t *testing.T, nodes []string, docs []string, rows ...string) (*drain.Model, plan.After) {
+func fleetUpgradingDocs(t *testing.T, nodes []string, docs []string, rows ...string) (*placement.Model, plan.After) {
 	t.Helper()
 	dir := t.TempDir()
 	manifests := filepath.Join(dir, "fleet.yaml")
@@ -102,7 +102,7 @@ func fleetUpgradingDocs(t *testing.T, nodes []string, docs []string, rows ...str
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := drain.New(inv)
+	m, err := placement.New(inv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func TestNodePlanImageStepReadsTheFindings(t *testing.T) {
 
 // gpuFleet is n GPU nodes with one allocatable GPU each (node extra is
 // added to each node's spec/status YAML), plus workloads.
-func gpuFleet(t *testing.T, n int, extra func(i int) string, workloads string) (*drain.Model, plan.After) {
+func gpuFleet(t *testing.T, n int, extra func(i int) string, workloads string) (*placement.Model, plan.After) {
 	t.Helper()
 	var docs []string
 	for i := range n {

@@ -3,10 +3,10 @@ package plan
 import (
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
 	"github.com/drvcheck/drvcheck/internal/operator/change"
+	"github.com/drvcheck/drvcheck/internal/placement"
 )
 
 // The upgrade library's states (k8s-operator-libs pkg/upgrade/consts.go)
@@ -58,7 +58,7 @@ type start struct {
 // pod's revision is that of the template before the change. "Ready" is
 // the driver pod's Ready condition when the pod was read (a cluster), else
 // the node's.
-func startOf(m *drain.Model, n *corev1.Node, version string) start {
+func startOf(m *placement.Model, n *corev1.Node, version string) start {
 	state := n.Labels[nodefacts.UpgradeState]
 	synced := nodefacts.Of(n).DriverVersion == version
 	switch {
@@ -121,7 +121,7 @@ func manualStart(n *corev1.Node, version string) start {
 
 // driverPodReady is the Ready condition of the driver pod on n, as read;
 // without one (files), the node's.
-func driverPodReady(m *drain.Model, n *corev1.Node) bool {
+func driverPodReady(m *placement.Model, n *corev1.Node) bool {
 	if p := m.DriverPod(n.Name); p != nil {
 		return p.Ready
 	}

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/placement"
 	"github.com/drvcheck/drvcheck/internal/plan"
 )
 
@@ -15,11 +15,11 @@ import (
 // (k8s-operator-libs@7d667fbaa7ac pkg/upgrade/upgrade_state.go), read from
 // its code; the fidelity suite runs the same cases against it.
 
-func labelState(m *drain.Model, node, state string) {
+func labelState(m *placement.Model, node, state string) {
 	m.Node(node).Labels[nodefacts.UpgradeState] = state
 }
 
-func runs550(m *drain.Model, node string) {
+func runs550(m *placement.Model, node string) {
 	l := m.Node(node).Labels
 	l["nvidia.com/cuda.driver.major"], l["nvidia.com/cuda.driver.minor"], l["nvidia.com/cuda.driver.rev"] = "550", "90", "07"
 }

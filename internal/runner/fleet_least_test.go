@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/drvcheck/drvcheck/internal/config"
-	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/fleetgen"
 	"github.com/drvcheck/drvcheck/internal/input"
+	"github.com/drvcheck/drvcheck/internal/placement"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -86,7 +86,7 @@ func checkSteps(ctx context.Context, t *testing.T, dir, matrix string, want map[
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := drain.New(o.inv)
+	m, err := placement.New(o.inv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,15 +3,15 @@ package runner
 import (
 	"context"
 
-	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/operator"
 	"github.com/drvcheck/drvcheck/internal/operator/change"
+	"github.com/drvcheck/drvcheck/internal/placement"
 )
 
 // UpgradeFacts returns the drain model of the fleet as it is and the run
 // of the fleet once node (every GPU node when "") runs driver; with no
 // driver, of the fleet as it is.
-func UpgradeFacts(ctx context.Context, cfg Config, read Reader, node, driver string) (*drain.Model, *Result, error) {
+func UpgradeFacts(ctx context.Context, cfg Config, read Reader, node, driver string) (*placement.Model, *Result, error) {
 	if driver != "" {
 		cfg.Upgrade = &Upgrade{Driver: driver}
 	}

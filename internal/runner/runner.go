@@ -10,13 +10,13 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/config"
-	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/exceptions"
 	"github.com/drvcheck/drvcheck/internal/imageref"
 	"github.com/drvcheck/drvcheck/internal/input"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
+	"github.com/drvcheck/drvcheck/internal/placement"
 	"github.com/drvcheck/drvcheck/internal/registry"
 	"github.com/drvcheck/drvcheck/internal/repofs"
 	"github.com/drvcheck/drvcheck/policy"
@@ -162,9 +162,9 @@ func Confirm(ctx context.Context, cfg Config, cat *catalog.Catalog, needed []ima
 // and returns with it the drain model of the fleet as it is: the objects
 // are read once, the drain is planned on today's nodes and the image on
 // tomorrow's.
-func RunUpgrade(ctx context.Context, cfg Config, read Reader) (*Result, *drain.Model, error) {
+func RunUpgrade(ctx context.Context, cfg Config, read Reader) (*Result, *placement.Model, error) {
 	type built struct {
-		m   *drain.Model
+		m   *placement.Model
 		err error
 	}
 	model := make(chan built, 1)
@@ -174,7 +174,7 @@ func RunUpgrade(ctx context.Context, cfg Config, read Reader) (*Result, *drain.M
 			// The model of the fleet as it is is built while the rules
 			// judge the fleet after the upgrade.
 			go func() {
-				m, err := drain.New(inv)
+				m, err := placement.New(inv)
 				model <- built{m, err}
 			}()
 		}
@@ -202,7 +202,7 @@ func Document(ctx context.Context, cfg Config, read Reader) (map[string]any, err
 	if err != nil {
 		return nil, err
 	}
-	if opt.Drain, err = drain.New(r.inv); err != nil {
+	if opt.Drain, err = placement.New(r.inv); err != nil {
 		return nil, err
 	}
 	return input.Build(r.inv, r.facts, r.cat, opt), nil
@@ -355,7 +355,7 @@ func convert(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalo
 	}
 	done := make(chan drained, 1)
 	go func() {
-		m, err := drain.New(inv)
+		m, err := placement.New(inv)
 		if err != nil {
 			done <- drained{err: err}
 			return

@@ -13,7 +13,7 @@ import (
 const HostnameKey = corev1.LabelHostname
 
 // AntiTerm is one required podAntiAffinity term, parsed: DRV013's check of
-// a workload against its own pods and the drain model's rules read the
+// a workload against its own pods and internal/placement's rules read the
 // same terms.
 type AntiTerm struct {
 	Key               string          // topologyKey

@@ -5,7 +5,7 @@
 // affinity together with nodeSelector, from k8s.io/component-helpers). It
 // also reads the parts of a pod spec that other checks need: its node label
 // requirements with their paths, its required anti-affinity terms (the one
-// parser of them, for the drain model's rules and for a workload against
+// parser of them, for internal/placement's rules and for a workload against
 // its own pods), and the topology domains a placement spans.
 //
 // Nodes are grouped into classes that look the same to those filters: the

@@ -1,4 +1,4 @@
-package drain
+package placement
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/drain/draintest"
 	"github.com/drvcheck/drvcheck/internal/fleetgen"
 	"github.com/drvcheck/drvcheck/internal/load"
 )
@@ -75,10 +77,10 @@ func TestSearchShortcutsChangeNothing(t *testing.T) {
 				m.whole, m.roomy, remembers = index, nil, remember
 				var out []string
 				for _, n := range m.Nodes {
-					out = append(out, n.Name+": "+story(m.NewSim(Flags{}).Room(n.Name)))
+					out = append(out, n.Name+": "+story(m.NewSim(drain.Flags{}).Room(n.Name)))
 				}
 				// Windows of five nodes, drained in turn and then uncordoned.
-				long := m.NewSim(Flags{})
+				long := m.NewSim(drain.Flags{})
 				for i := 0; i < len(m.Nodes); i += 5 {
 					window := m.Nodes[i:min(i+5, len(m.Nodes))]
 					for _, n := range window {
@@ -127,8 +129,8 @@ func TestDrainWithNoEligibleNode(t *testing.T) {
 	m := yamlModel(t, `apiVersion: v1
 kind: Node
 metadata: {name: only, labels: {pool: gpu}}
-spec: {unschedulable: true}`, deployment("web", 1, "app: web", `      nodeSelector: {pool: gpu}`))
-	r := m.NewSim(Flags{}).Room("only")
+spec: {unschedulable: true}`, draintest.Deployment("web", 1, "app: web", `      nodeSelector: {pool: gpu}`))
+	r := m.NewSim(drain.Flags{}).Room("only")
 	if len(r.Drain.Evicted) != 1 || r.Drain.Evicted[0].To != "" || !strings.HasPrefix(r.Drain.Evicted[0].Why, "0/1 nodes are available") {
 		t.Fatalf("drain %+v", r.Drain)
 	}

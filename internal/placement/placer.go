@@ -1,4 +1,4 @@
-package drain
+package placement
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
@@ -24,14 +25,14 @@ type countKey struct {
 }
 
 // addCounts adds d to the domain counts of p on node.
-func (m *Model) addCounts(counts *layered[countKey, int], p *Pod, node string, d int) {
-	n := m.node[node]
-	if n == nil || p.group == nil || !p.group.counted {
+func (m *Model) addCounts(counts *layered[countKey, int], p *drain.Pod, node string, d int) {
+	n, g := m.Node(node), groupOf(p)
+	if n == nil || g == nil || !g.counted {
 		return // no rule reads where this pod is
 	}
 	for _, k := range m.topoKeys {
 		if v, ok := n.Labels[k]; ok {
-			ck := countKey{p.group, k, v}
+			ck := countKey{g, k, v}
 			counts.set(ck, counts.at(ck)+d)
 		}
 	}
@@ -52,7 +53,7 @@ func (m *Model) place(where func(object.Ref) string) error {
 	s := m.placer()
 	s.delta, s.usedDelta = layered[countKey, int]{}, use{}
 	runs := m.Pods
-	placed := make([][]*Pod, len(runs))
+	placed := make([][]*drain.Pod, len(runs))
 	total := 0
 	for _, pinned := range []bool{true, false} {
 		for i, run := range runs {
@@ -67,7 +68,7 @@ func (m *Model) place(where func(object.Ref) string) error {
 		}
 	}
 	m.Pods = slices.Concat(placed...)
-	m.counts, m.used, m.placed = s.delta, s.usedDelta, true // the pods as placed
+	m.counts, m.used = s.delta, s.usedDelta // the pods as placed
 	return nil
 }
 
@@ -76,7 +77,7 @@ func (m *Model) place(where func(object.Ref) string) error {
 // it on demand, where a failure worded per replica set was a third of
 // the model's time on a full fleet).
 func (m *Model) placer() *Sim {
-	s := m.NewSim(Flags{})
+	s := m.NewSim(drain.Flags{})
 	s.Quiet = true
 	if slices.ContainsFunc(m.Nodes, func(n *corev1.Node) bool { return n.Spec.Unschedulable }) {
 		s.fleet = sched.NewFleet(uncordoned(m.Nodes), m.keys)
@@ -91,7 +92,7 @@ func (m *Model) placer() *Sim {
 // that fitted nowhere then fits nowhere at the end either; but for a pod
 // with spread constraints (a pod landing later may raise the least count
 // of a domain), whose reason place worded when it failed.
-func (m *Model) WhyUnplaced(p *Pod) string {
+func (m *Model) WhyUnplaced(p *drain.Pod) string {
 	if !m.Unplaced[p] {
 		return ""
 	}
@@ -100,7 +101,7 @@ func (m *Model) WhyUnplaced(p *Pod) string {
 	}
 	s := m.placer()
 	s.Quiet = false
-	_, why := s.land(p.replicas(0, 1))
+	_, why := s.land(p.Replicas(0, 1))
 	return why
 }
 
@@ -119,20 +120,20 @@ func tooManyPods(where, what string) error {
 // leaves a node while the files are placed, so no later replica would fit
 // either: the rest stay one entry on no node, however many they are. It
 // gives nil once limit entries would not hold them.
-func (s *Sim) placeRun(run *Pod, limit int) []*Pod {
-	out := make([]*Pod, 0, min(int(run.Count), 64, limit))
+func (s *Sim) placeRun(run *drain.Pod, limit int) []*drain.Pod {
+	out := make([]*drain.Pod, 0, min(int(run.Count), 64, limit))
 	for i := int32(0); i < run.Count; i++ {
 		if len(out) == limit {
 			return nil
 		}
-		p := run.replicas(i, 1)
+		p := run.Replicas(i, 1)
 		// A spread constraint's failure may end as later pods land: its
 		// reason is worded now, the others' when asked (WhyUnplaced).
-		s.Quiet = !run.spreads()
+		s.Quiet = !spreads(run)
 		node, why := s.land(p)
 		s.Quiet = true
 		if node == "" {
-			rest := run.replicas(i, run.Count-i)
+			rest := run.Replicas(i, run.Count-i)
 			s.m.Unplaced[rest] = true
 			if why != "" {
 				s.m.unplacedWhy[rest] = why
@@ -149,12 +150,12 @@ func (s *Sim) placeRun(run *Pod, limit int) []*Pod {
 
 // land is the node a new pod of the files lands on: its spec.nodeName
 // when that node's kubelet admits it, else the scheduler's pick.
-func (s *Sim) land(p *Pod) (node, why string) {
+func (s *Sim) land(p *drain.Pod) (node, why string) {
 	name := p.Spec.NodeName
 	if name == "" {
 		return s.find(p)
 	}
-	n := s.m.node[name]
+	n := s.m.Node(name)
 	if n == nil {
 		return "", fmt.Sprintf("spec.nodeName %s is not a known node", name)
 	}
@@ -201,7 +202,7 @@ type placementKey struct {
 
 // find returns the node a new pod like p lands on now, or "" and the
 // scheduler-style reason why none fits.
-func (s *Sim) find(p *Pod) (node, why string) {
+func (s *Sim) find(p *drain.Pod) (node, why string) {
 	return s.search(p, false, s.Quiet)
 }
 
@@ -209,15 +210,16 @@ func (s *Sim) find(p *Pod) (node, why string) {
 // cursor. A dry run takes p off its node for the test (it is about to be
 // evicted) and leaves the cursor where it is. A quiet search words no
 // reason when it finds nothing.
-func (s *Sim) search(p *Pod, dry, quiet bool) (node, why string) {
+func (s *Sim) search(p *drain.Pod, dry, quiet bool) (node, why string) {
 	var self *corev1.Node
 	if dry {
-		self = s.m.node[s.NodeOf(p)]
+		self = s.m.Node(s.NodeOf(p))
 	}
 	pl := s.m.placement(s.fleet, p.Spec)
 	nodes := s.m.eligible(pl)
-	tolerates := p.toleratesCordon
-	rules := s.m.rulesFor(p.group)
+	g := groupOf(p)
+	tolerates := g.toleratesCordon
+	rules := s.m.rulesFor(g)
 	key := searchKey(pl, p, rules, tolerates, self)
 	// A spread constraint's failure may end when a pod lands elsewhere
 	// (the global minimum rises): it is never remembered.
@@ -232,7 +234,7 @@ func (s *Sim) search(p *Pod, dry, quiet bool) (node, why string) {
 	start, found := s.cursor[pl], -1
 	try := func(pos int) bool {
 		n := nodes[pos]
-		if (s.cordoned[n.Name] && !tolerates) || s.conflicts(rules, n, p.group, self) {
+		if (s.cordoned[n.Name] && !tolerates) || s.conflicts(rules, n, g, self) {
 			return false
 		}
 		if floors != nil && s.skewed(p, n, floors, self) != "" {
@@ -293,7 +295,7 @@ func (s *Sim) count(k countKey) int { return s.m.counts.at(k) + s.delta.at(k) }
 // default_plugins.go; the framework stops at a node's first failure):
 // NodeUnschedulable; TaintToleration and NodeAffinity (pl.Reasons);
 // NodeResourcesFit; PodTopologySpread; InterPodAffinity.
-func (s *Sim) whyNot(p *Pod, pl *sched.Placement, nodes []*corev1.Node, tolerates bool, rules []rule) string {
+func (s *Sim) whyNot(p *drain.Pod, pl *sched.Placement, nodes []*corev1.Node, tolerates bool, rules []rule) string {
 	reasons := map[string]int{}
 	for r, n := range pl.Reasons {
 		reasons[r] += n
@@ -332,7 +334,7 @@ func (s *Sim) whyNot(p *Pod, pl *sched.Placement, nodes []*corev1.Node, tolerate
 // A rollout words why replacements stay Pending after every cordon, and
 // testing every node that had changed, each time, was a sixth of its
 // time on a full fleet.
-func (s *Sim) unfit(p *Pod, n *corev1.Node, r *roomy, i int) string {
+func (s *Sim) unfit(p *drain.Pod, n *corev1.Node, r *roomy, i int) string {
 	if r == nil {
 		_, why := s.fits(p, n, nil)
 		return why

@@ -1,4 +1,4 @@
-package drain
+package placement
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/drain/draintest"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/load"
 )
@@ -18,8 +20,8 @@ import (
 func TestHugeReplicasAreCountedNotModelled(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	m := yamlModel(t, nodes(2), deployment("big", 2147483647, "app: big", ""),
-		pdb("min-one", "default", "minAvailable: 1", "app: big"))
+	m := yamlModel(t, draintest.Nodes(2), draintest.Deployment("big", 2147483647, "app: big", ""),
+		draintest.PDB("min-one", "default", "minAvailable: 1", "app: big"))
 	runtime.ReadMemStats(&after)
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
 		t.Fatalf("modelling took %d MiB", grew>>20)
@@ -38,7 +40,7 @@ func TestHugeReplicasAreCountedNotModelled(t *testing.T) {
 	if c := b.Count; c.Expected != 2147483647 || c.Healthy != 2147483647 || c.Allowed != 2147483646 || b.Size() != 2147483647 {
 		t.Fatalf("count %+v, size %d", c, b.Size())
 	}
-	room := m.NewSim(Flags{}).Room("n0")
+	room := m.NewSim(drain.Flags{}).Room("n0")
 	if len(room.Refusals) != 0 || len(room.Drain.Evicted) != DefaultMaxPods {
 		t.Fatalf("room %d refusals, %d evicted", len(room.Refusals), len(room.Drain.Evicted))
 	}
@@ -57,8 +59,8 @@ func TestNodesHoldTheirAllocatablePods(t *testing.T) {
 kind: Pod
 metadata: {name: pinned, labels: {app: pinned}}
 spec: {nodeName: a, containers: [{name: c, image: x}]}`
-	m := yamlModel(t, full("a", 2), full("b", 1), pinned, deployment("web", 5, "app: web", ""),
-		pdb("web", "default", "maxUnavailable: 1", "app: web"))
+	m := yamlModel(t, full("a", 2), full("b", 1), pinned, draintest.Deployment("web", 5, "app: web", ""),
+		draintest.PDB("web", "default", "maxUnavailable: 1", "app: web"))
 	var on []string
 	for _, p := range m.Pods {
 		on = append(on, fmt.Sprintf("%s@%s", p.Name, p.Node))
@@ -76,8 +78,8 @@ spec: {nodeName: a, containers: [{name: c, image: x}]}`
 		t.Fatalf("pinned pod: %q", why)
 	}
 	// A replacement does not land on a full node.
-	m = yamlModel(t, full("a", 1), full("b", 1), deployment("web", 2, "app: web", ""))
-	res := m.NewSim(Flags{}).Drain("a")
+	m = yamlModel(t, full("a", 1), full("b", 1), draintest.Deployment("web", 2, "app: web", ""))
+	res := m.NewSim(drain.Flags{}).Drain("a")
 	if len(res.Evicted) != 1 || res.Evicted[0].To != "" || !strings.Contains(res.Evicted[0].Why, "1 Too many pods") {
 		t.Fatalf("drain %+v", res)
 	}
@@ -124,7 +126,7 @@ func TestModelBoundNamesTheWorkload(t *testing.T) {
 	defer func(n int) { maxModelPods = n }(maxModelPods)
 	maxModelPods = 1000
 	objs, err := load.Parse(&load.Source{Name: "big.yaml"}, []byte(
-		"apiVersion: v1\nkind: Node\nmetadata: {name: n0}\nstatus: {allocatable: {pods: \"1000000000000\"}}\n---\n"+deployment("big", 2147483647, "app: big", "")))
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n0}\nstatus: {allocatable: {pods: \"1000000000000\"}}\n---\n"+draintest.Deployment("big", 2147483647, "app: big", "")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +139,7 @@ func TestModelBoundNamesTheWorkload(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 	maxModelPods = 1001 // a node of 1000 pods holds them with one entry left over
-	m := yamlModel(t, "apiVersion: v1\nkind: Node\nmetadata: {name: n0}\nstatus: {allocatable: {pods: \"1000\"}}", deployment("big", 2147483647, "app: big", ""))
+	m := yamlModel(t, "apiVersion: v1\nkind: Node\nmetadata: {name: n0}\nstatus: {allocatable: {pods: \"1000\"}}", draintest.Deployment("big", 2147483647, "app: big", ""))
 	if len(m.Pods) != 1001 {
 		t.Fatalf("%d pods", len(m.Pods))
 	}
@@ -157,10 +159,10 @@ spec:
     metadata: {labels: {app: %s}}
     spec: {containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 1}}}]}`, name, name, name)
 	}
-	if m := yamlModel(t, nodes(2), ds("a"), ds("b")); len(m.Pods) != 4 {
+	if m := yamlModel(t, draintest.Nodes(2), ds("a"), ds("b")); len(m.Pods) != 4 {
 		t.Fatalf("%d pods, want 4", len(m.Pods))
 	}
-	objs, err := load.Parse(&load.Source{Name: "ds.yaml"}, []byte(strings.Join([]string{nodes(2), ds("a"), ds("b"), ds("c")}, "\n---\n")))
+	objs, err := load.Parse(&load.Source{Name: "ds.yaml"}, []byte(strings.Join([]string{draintest.Nodes(2), ds("a"), ds("b"), ds("c")}, "\n---\n")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,8 +183,8 @@ func TestFailedSearchIsRedoneWhenRoomIsFreed(t *testing.T) {
 		return fmt.Sprintf("apiVersion: v1\nkind: Node\nmetadata: {name: %s}\nstatus: {allocatable: {pods: \"1\"}}", name)
 	}
 	bare := "apiVersion: v1\nkind: Pod\nmetadata: {name: w}\nspec: {nodeName: c, containers: [{name: c, image: x}]}"
-	m := yamlModel(t, full("a"), full("b"), full("c"), bare, deployment("x", 1, "app: x", ""), deployment("y", 1, "app: y", ""))
-	s := m.NewSim(Flags{Force: true})
+	m := yamlModel(t, full("a"), full("b"), full("c"), bare, draintest.Deployment("x", 1, "app: x", ""), draintest.Deployment("y", 1, "app: y", ""))
+	s := m.NewSim(drain.Flags{Force: true})
 	if res := s.Drain("a"); len(res.Evicted) != 1 || res.Evicted[0].To != "" {
 		t.Fatalf("drain a: %+v", res)
 	}
@@ -203,8 +205,8 @@ func TestWhyNotCountsTheFirstFailingFilter(t *testing.T) {
 	node := func(name string, pods int) string {
 		return fmt.Sprintf("apiVersion: v1\nkind: Node\nmetadata: {name: %s, labels: {kubernetes.io/hostname: %s}}\nstatus: {allocatable: {pods: %q}}", name, name, fmt.Sprint(pods))
 	}
-	m := yamlModel(t, node("a", 2), node("b", 2), node("c", 1), deployment("web", 3, "app: web", hostnameAnti))
-	res := m.NewSim(Flags{Force: true}).Drain("a")
+	m := yamlModel(t, node("a", 2), node("b", 2), node("c", 1), draintest.Deployment("web", 3, "app: web", draintest.HostnameAnti))
+	res := m.NewSim(drain.Flags{Force: true}).Drain("a")
 	if len(res.Evicted) != 1 {
 		t.Fatalf("drain %+v", res)
 	}

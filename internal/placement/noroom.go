@@ -1,8 +1,9 @@
-package drain
+package placement
 
 import (
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
 
@@ -34,14 +35,14 @@ type noRoomKey struct {
 }
 
 // searchKey is p's noRoomKey in placement pl.
-func searchKey(pl *sched.Placement, p *Pod, rules []rule, tolerates bool, self *corev1.Node) noRoomKey {
+func searchKey(pl *sched.Placement, p *drain.Pod, rules []rule, tolerates bool, self *corev1.Node) noRoomKey {
 	fit, ok := fitKeyOf(pl, p)
 	k := noRoomKey{fit: fit, tolerates: tolerates}
 	if !ok {
 		k.spec = p.Spec
 	}
 	if len(rules) > 0 {
-		k.g = p.group
+		k.g = groupOf(p)
 	}
 	if self != nil {
 		k.self = self.Name
@@ -109,8 +110,8 @@ func (s *Sim) liveFailures() map[noRoomKey]failure {
 
 // leaves notes that p left node from, freeing room there and, when
 // anti-affinity counts p, in from's domains.
-func (s *Sim) leaves(p *Pod, from string) {
-	if s.cordoned[from] && (p.group == nil || len(p.group.rules) == 0) {
+func (s *Sim) leaves(p *drain.Pod, from string) {
+	if g := groupOf(p); s.cordoned[from] && (g == nil || len(g.rules) == 0) {
 		s.room.freedCordoned++
 		return
 	}

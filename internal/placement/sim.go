@@ -1,4 +1,4 @@
-package drain
+package placement
 
 import (
 	"maps"
@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
 
@@ -13,19 +14,19 @@ import (
 // changing it. It keeps only what moved, so a Sim is cheap to make and to
 // clone.
 type Sim struct {
-	Flags Flags
+	Flags drain.Flags
 	// Quiet Sims do not word why a replacement finds no node (Eviction.Why
 	// stays ""): wording one tests every node, and callers that read only
 	// outcomes, as check does, need none.
 	Quiet bool
 
 	m         *Model
-	fleet     *sched.Fleet          // the fleet replacements are placed in
-	at        layered[*Pod, string] // where a moved pod is now ("" pending)
-	health    layered[*Pod, bool]   // healthy, for pods whose health changed
-	gone      layered[*Pod, bool]   // deleted for good (no controller)
-	arrived   layered[string, []*Pod]
-	pending   []*Pod // evicted pods whose replacement found no node
+	fleet     *sched.Fleet                // the fleet replacements are placed in
+	at        layered[*drain.Pod, string] // where a moved pod is now ("" pending)
+	health    layered[*drain.Pod, bool]   // healthy, for pods whose health changed
+	gone      layered[*drain.Pod, bool]   // deleted for good (no controller)
+	arrived   layered[string, []*drain.Pod]
+	pending   []*drain.Pod // evicted pods whose replacement found no node
 	cordoned  map[string]bool
 	cursor    map[*sched.Placement]int
 	room      noRoom
@@ -40,7 +41,7 @@ type Sim struct {
 	// stamp is, by the model's order, the number of the last change of
 	// what a node's pods take, unique across the model's Sims (unfit).
 	stamp   stamps
-	budgets layered[*Budget, *budgetState] // a frozen state is copied before it changes (state)
+	budgets layered[*drain.Budget, *budgetState] // a frozen state is copied before it changes (state)
 }
 
 // budgetState is a budget's numbers during a simulation. The disruption
@@ -57,42 +58,9 @@ type budgetState struct {
 	intBase int32
 }
 
-// Eviction is one pod a drain removed, and where its replacement went.
-type Eviction struct {
-	Pod      *Pod
-	From, To string // To is "" when the replacement stays Pending
-	Gone     bool   // no controller, or finished: the pod is deleted for good
-	Why      string // why no node fits the replacement
-}
-
-// Block is a pod the eviction API refuses.
-type Block struct {
-	Pod     *Pod
-	Outcome Outcome
-}
-
-// DrainResult is the outcome of draining one node.
-type DrainResult struct {
-	Node    string
-	Evicted []Eviction
-	Blocked []Block
-	// Refused are pods the drain's filters refuse with the Sim's flags;
-	// kubectl then evicts no pod at all.
-	Refused             []*Pod
-	NeedsForce          []*Pod
-	NeedsDeleteEmptyDir []*Pod
-	Stays               []*Pod // DaemonSet and mirror pods
-	// Kept are DaemonSet and mirror pods a Strict phase had to remove:
-	// GPU-pod deletion fails at once on them.
-	Kept []*Pod
-}
-
-// Done reports whether the drain emptied the node.
-func (r DrainResult) Done() bool { return len(r.Blocked) == 0 && len(r.Refused) == 0 }
-
 // NewSim starts a simulation from the model as read, with the drain flags.
 // Its maps are made on first write: most simulations touch a few pods.
-func (m *Model) NewSim(f Flags) *Sim {
+func (m *Model) NewSim(f drain.Flags) *Sim {
 	return &Sim{Flags: f, m: m, fleet: m.fleet}
 }
 
@@ -100,7 +68,7 @@ func (m *Model) NewSim(f Flags) *Sim {
 func (s *Sim) Clone() *Sim {
 	c := *s
 	c.at, c.health, c.gone, c.arrived, c.budgets = s.at.clone(), s.health.clone(), s.gone.clone(), s.arrived.clone(), s.budgets.clone()
-	c.pending = append([]*Pod(nil), s.pending...)
+	c.pending = append([]*drain.Pod(nil), s.pending...)
 	c.cordoned, c.cursor, c.delta = maps.Clone(s.cordoned), maps.Clone(s.cursor), s.delta.clone()
 	c.failures = s.cloneFailures()
 	c.usedDelta = s.usedDelta.clone()
@@ -119,7 +87,7 @@ func (s *Sim) Clone() *Sim {
 func (s *Sim) Model() *Model { return s.m }
 
 // NodeOf returns where p is now ("" when on no node).
-func (s *Sim) NodeOf(p *Pod) string {
+func (s *Sim) NodeOf(p *drain.Pod) string {
 	if n, ok := s.at.get(p); ok {
 		return n
 	}
@@ -146,11 +114,11 @@ func (s *Sim) Cordon(node string) {
 func (s *Sim) Cordoned(node string) bool { return s.cordoned[node] }
 
 // PodsOn lists the pods on node now, by namespace and name.
-func (s *Sim) PodsOn(node string) []*Pod {
-	seen := map[*Pod]bool{}
-	var out []*Pod
+func (s *Sim) PodsOn(node string) []*drain.Pod {
+	seen := map[*drain.Pod]bool{}
+	var out []*drain.Pod
 	arrived, _ := s.arrived.get(node)
-	for _, list := range [][]*Pod{s.m.onNode[node], arrived} {
+	for _, list := range [][]*drain.Pod{s.m.PodsOn(node), arrived} {
 		for _, p := range list {
 			if gone, _ := s.gone.get(p); !seen[p] && !gone && s.NodeOf(p) == node {
 				seen[p] = true
@@ -158,7 +126,7 @@ func (s *Sim) PodsOn(node string) []*Pod {
 			}
 		}
 	}
-	sortPods(out)
+	drain.SortPods(out)
 	return out
 }
 
@@ -167,68 +135,68 @@ func (s *Sim) PodsOn(node string) []*Pod {
 // evictions, retried while any succeeds, as kubectl retries a 429 every 5s.
 // Pods whose replacement can land elsewhere go first, since a drain can
 // only pass in that order. A 500 or 403 is final.
-func (s *Sim) Drain(node string) DrainResult {
-	return s.Run(node, Phase{Name: "drain", Flags: s.Flags})
+func (s *Sim) Drain(node string) drain.DrainResult {
+	return s.Run(node, drain.Phase{Name: "drain", Flags: s.Flags})
 }
 
 // Run cordons node and removes the pods phase takes, as Drain does with
 // every pod. A pod the filters keep (a DaemonSet or mirror pod) fails a
 // Strict phase before anything is evicted.
-func (s *Sim) Run(node string, phase Phase) DrainResult {
+func (s *Sim) Run(node string, phase drain.Phase) drain.DrainResult {
 	s.Cordon(node)
 	res, evict := phase.Screen(node, s.PodsOn(node))
 	if len(res.Refused) > 0 {
 		return res
 	}
 	evict = s.replaceableFirst(evict)
-	last := map[*Pod]Outcome{}
+	last := map[*drain.Pod]drain.Outcome{}
 	for progress := true; progress && len(evict) > 0; {
 		progress = false
-		var retry []*Pod
+		var retry []*drain.Pod
 		for _, p := range evict {
 			o := s.evict(p)
 			switch o.Code {
-			case Evicted:
+			case drain.Evicted:
 				res.Evicted = append(res.Evicted, s.replace(p))
 				progress = true
-			case TooManyRequests:
+			case drain.TooManyRequests:
 				retry = append(retry, p)
 				last[p] = o
 			default:
-				res.Blocked = append(res.Blocked, Block{Pod: p, Outcome: o})
+				res.Blocked = append(res.Blocked, drain.Block{Pod: p, Outcome: o})
 			}
 		}
 		evict = retry
 	}
 	for _, p := range evict {
-		res.Blocked = append(res.Blocked, Block{Pod: p, Outcome: last[p]})
+		res.Blocked = append(res.Blocked, drain.Block{Pod: p, Outcome: last[p]})
 	}
 	return res
 }
 
 // evict asks the eviction API about p under its budgets' current numbers.
-func (s *Sim) evict(p *Pod) Outcome {
-	gates := make([]*Gate, len(p.Budgets))
+func (s *Sim) evict(p *drain.Pod) drain.Outcome {
+	gates := make([]*drain.Gate, len(p.Budgets))
 	for i, b := range p.Budgets {
 		gates[i] = s.gate(b)
 	}
-	return Evict(s.candidate(p), gates)
+	return drain.Evict(s.candidate(p), gates)
 }
 
 // candidate is p as the eviction API sees it now: a replacement that landed
 // is Running and Ready.
-func (s *Sim) candidate(p *Pod) Candidate {
+func (s *Sim) candidate(p *drain.Pod) drain.Candidate {
 	if _, moved := s.at.get(p); moved {
-		return Candidate{Phase: corev1.PodRunning, Ready: true}
+		return drain.Candidate{Phase: corev1.PodRunning, Ready: true}
 	}
-	return p.candidate()
+	return p.Candidate()
 }
 
 // replace removes p from its node and lands its replacement, when it has a
 // controller, on the first node that fits; otherwise it waits Pending. A
 // finished pod, or one without a controller, is gone for good.
-func (s *Sim) replace(p *Pod) Eviction {
-	e := Eviction{Pod: p, From: s.NodeOf(p)}
+func (s *Sim) replace(p *drain.Pod) drain.Eviction {
+	e := drain.Eviction{Pod: p, From: s.NodeOf(p)}
 	s.setHealthy(p, false)
 	s.move(p, "")
 	if p.Controller == "" || p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed {
@@ -248,8 +216,8 @@ func (s *Sim) replace(p *Pod) Eviction {
 
 // replaceableFirst orders pods whose replacement would land now before the
 // others, keeping their order otherwise.
-func (s *Sim) replaceableFirst(ps []*Pod) []*Pod {
-	var yes, no []*Pod
+func (s *Sim) replaceableFirst(ps []*drain.Pod) []*drain.Pod {
+	var yes, no []*drain.Pod
 	for _, p := range ps {
 		if s.wouldLand(p) {
 			yes = append(yes, p)
@@ -261,7 +229,7 @@ func (s *Sim) replaceableFirst(ps []*Pod) []*Pod {
 }
 
 // wouldLand tries p's replacement without moving anything.
-func (s *Sim) wouldLand(p *Pod) bool {
+func (s *Sim) wouldLand(p *drain.Pod) bool {
 	if p.Controller == "" {
 		return false
 	}
@@ -269,7 +237,7 @@ func (s *Sim) wouldLand(p *Pod) bool {
 	return to != ""
 }
 
-func (s *Sim) move(p *Pod, to string) {
+func (s *Sim) move(p *drain.Pod, to string) {
 	if from := s.NodeOf(p); from != "" {
 		s.leaves(p, from)
 		s.m.addCounts(&s.delta, p, from, -1)
@@ -289,15 +257,15 @@ func (s *Sim) move(p *Pod, to string) {
 	}
 }
 
-func (s *Sim) isHealthy(p *Pod) bool {
+func (s *Sim) isHealthy(p *drain.Pod) bool {
 	if h, ok := s.health.get(p); ok {
 		return h
 	}
-	return p.healthy()
+	return p.Healthy()
 }
 
 // setHealthy keeps the budgets' healthy counts in step with p.
-func (s *Sim) setHealthy(p *Pod, h bool) {
+func (s *Sim) setHealthy(p *drain.Pod, h bool) {
 	if s.isHealthy(p) == h {
 		return
 	}
@@ -311,7 +279,7 @@ func (s *Sim) setHealthy(p *Pod, h bool) {
 	}
 }
 
-func (s *Sim) state(b *Budget) *budgetState {
+func (s *Sim) state(b *drain.Budget) *budgetState {
 	if bs, ok := s.budgets.own[b]; ok {
 		return bs
 	}
@@ -321,7 +289,7 @@ func (s *Sim) state(b *Budget) *budgetState {
 }
 
 // stateNow is b's numbers now, to read.
-func (s *Sim) stateNow(b *Budget) budgetState {
+func (s *Sim) stateNow(b *drain.Budget) budgetState {
 	if bs, ok := s.budgets.get(b); ok {
 		return *bs
 	}
@@ -330,21 +298,21 @@ func (s *Sim) stateNow(b *Budget) budgetState {
 }
 
 // Count is b's status now.
-func (s *Sim) Count(b *Budget) Count {
+func (s *Sim) Count(b *drain.Budget) drain.Count {
 	bs := s.stateNow(b)
-	c := Count{Expected: bs.expected, Desired: bs.desired - bs.relax, Healthy: bs.healthy, SyncErr: bs.syncErr}
+	c := drain.Count{Expected: bs.expected, Desired: bs.desired - bs.relax, Healthy: bs.healthy, SyncErr: bs.syncErr}
 	if bs.asInt {
 		c.Expected, c.Desired, c.SyncErr = b.Size(), bs.intBase-bs.relax, ""
 	}
-	c.Allowed = Allowed(c.Expected, c.Desired, c.Healthy, c.SyncErr != "")
+	c.Allowed = drain.Allowed(c.Expected, c.Desired, c.Healthy, c.SyncErr != "")
 	return c
 }
 
-func (s *Sim) gate(b *Budget) *Gate { return b.gate(s.Count(b)) }
+func (s *Sim) gate(b *drain.Budget) *drain.Gate { return b.Gate(s.Count(b)) }
 
 // relax lowers b's desired healthy by x; with asInt, b is taken as an
 // integer minAvailable of its healthy pods now, minus x.
-func (s *Sim) relax(b *Budget, x int32, asInt bool) {
+func (s *Sim) relax(b *drain.Budget, x int32, asInt bool) {
 	bs := s.state(b)
 	bs.relax, bs.asInt = x, asInt
 	if asInt {

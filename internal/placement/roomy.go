@@ -1,4 +1,4 @@
-package drain
+package placement
 
 import (
 	"math/bits"
@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/gpures"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
@@ -79,19 +80,20 @@ func (rs *reasons) word(i uint8) string {
 }
 
 // fitKeyOf is p's key; false when p asks for too many kinds of GPU.
-func fitKeyOf(pl *sched.Placement, p *Pod) (fitKey, bool) {
-	k := fitKey{pl: pl, holds: p.holds, n: len(p.gpu)}
+func fitKeyOf(pl *sched.Placement, p *drain.Pod) (fitKey, bool) {
+	g := groupOf(p)
+	k := fitKey{pl: pl, holds: g.holds, n: len(g.gpu)}
 	if k.n > len(k.req) {
 		return k, false
 	}
-	copy(k.req[:], p.gpu)
+	copy(k.req[:], g.gpu)
 	return k, true
 }
 
 // roomFor is the nodes among nodes (pl's eligible ones) with room for p as
 // the model was read; nil until the model is whole (while the files' pods
 // are placed, every node changes) or for a pod fitKeyOf cannot key.
-func (m *Model) roomFor(pl *sched.Placement, p *Pod, nodes []*corev1.Node) *roomy {
+func (m *Model) roomFor(pl *sched.Placement, p *drain.Pod, nodes []*corev1.Node) *roomy {
 	if !m.whole {
 		return nil
 	}
@@ -125,7 +127,7 @@ func (m *Model) roomFor(pl *sched.Placement, p *Pod, nodes []*corev1.Node) *room
 // without it (while the files' pods are placed, when nothing leaves a
 // node, or for a pod asking too many kinds of GPU), every node but those
 // found full.
-func (s *Sim) walk(p *Pod, pl *sched.Placement, nodes []*corev1.Node, start int, tolerates bool, self *corev1.Node, try func(int) bool) {
+func (s *Sim) walk(p *drain.Pod, pl *sched.Placement, nodes []*corev1.Node, start int, tolerates bool, self *corev1.Node, try func(int) bool) {
 	if len(nodes) == 0 {
 		return // e.g. a pod that ran on a node cordoned in the files, the only one it may use
 	}
@@ -375,11 +377,11 @@ func (st stamps) clone() stamps {
 // until a pod leaves them.
 
 // requestKey is what a pod asks of a node, whatever its placement.
-func requestKey(p *Pod) (fitKey, bool) { return fitKeyOf(nil, p) }
+func requestKey(p *drain.Pod) (fitKey, bool) { return fitKeyOf(nil, p) }
 
 // filledFor is the nodes found full for p's request; nil when p cannot
 // be keyed.
-func (s *Sim) filledFor(p *Pod) nodeSet {
+func (s *Sim) filledFor(p *drain.Pod) nodeSet {
 	k, ok := requestKey(p)
 	if !ok {
 		return nil
@@ -388,7 +390,7 @@ func (s *Sim) filledFor(p *Pod) nodeSet {
 }
 
 // noteFull remembers that node (by name) has no room for p's request.
-func (s *Sim) noteFull(p *Pod, node string) {
+func (s *Sim) noteFull(p *drain.Pod, node string) {
 	k, ok := requestKey(p)
 	i, known := s.m.order[node]
 	if !ok || !known || !remembers {

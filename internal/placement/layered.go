@@ -1,4 +1,4 @@
-package drain
+package placement
 
 // layered is a map that a Sim and its clones share without copying it. A
 // clone freezes what the map holds; from then on each side writes into a

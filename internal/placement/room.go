@@ -1,23 +1,25 @@
-package drain
+package placement
 
 import (
 	"slices"
 	"sort"
+
+	"github.com/drvcheck/drvcheck/internal/drain"
 )
 
 // Refusal is a budget that refuses evictions from a node for good, and the
 // smallest change of it after which the drain passes.
 type Refusal struct {
-	Budget *Budget
-	Pods   []*Pod  // its pods on the node that stay
-	Last   Outcome // the eviction API's last answer
-	Change Change
+	Budget *drain.Budget
+	Pods   []*drain.Pod  // its pods on the node that stay
+	Last   drain.Outcome // the eviction API's last answer
+	Change drain.Change
 }
 
 // Overlap is a pod under more than one budget: every eviction of it is a 500.
 type Overlap struct {
-	Pod     *Pod
-	Budgets []*Budget
+	Pod     *drain.Pod
+	Budgets []*drain.Budget
 }
 
 // Room is the budget side of draining one node.
@@ -25,28 +27,28 @@ type Room struct {
 	Node string
 	// Drain is the drain run with --force and --delete-emptydir-data, so
 	// that budgets are judged apart from the filters.
-	Drain    DrainResult
+	Drain    drain.DrainResult
 	Refusals []Refusal
 	Overlaps []Overlap
 }
 
 // all is the flags under which only budgets can stop a drain.
-var all = Flags{Force: true, DeleteEmptyDir: true}
+var all = drain.Flags{Force: true, DeleteEmptyDir: true}
 
 // Room drains node on a copy of s and names every budget that refuses for
 // good, each with its smallest change: the least relaxation, found by
 // replaying the drain, after which that budget no longer refuses (with the
 // other refusing budgets out of the way).
-func (s *Sim) Room(node string) Room { return s.RoomIn(node, Phase{Name: "drain"}) }
+func (s *Sim) Room(node string) Room { return s.RoomIn(node, drain.Phase{Name: "drain"}) }
 
 // RoomIn is Room for the pods one phase removes.
-func (s *Sim) RoomIn(node string, phase Phase) Room {
+func (s *Sim) RoomIn(node string, phase drain.Phase) Room {
 	phase.Flags, phase.Strict = all, false
 	trial := s.Clone()
 	r := Room{Node: node, Drain: trial.Run(node, phase)}
-	index := map[*Budget]int{}
+	index := map[*drain.Budget]int{}
 	for _, bl := range r.Drain.Blocked {
-		if bl.Outcome.Code == ServerError {
+		if bl.Outcome.Code == drain.ServerError {
 			r.Overlaps = append(r.Overlaps, Overlap{Pod: bl.Pod, Budgets: bl.Pod.Budgets})
 			continue
 		}
@@ -69,8 +71,8 @@ func (s *Sim) RoomIn(node string, phase Phase) Room {
 // smallestChange searches the least x by which b's desired healthy must drop
 // for the drain of node to pass b (more room never hurts, so the search is
 // a bisection), and words it as a change of b's spec.
-func (s *Sim) smallestChange(node string, phase Phase, b *Budget, refusing []Refusal) Change {
-	asInt := neverAllows(b) != ""
+func (s *Sim) smallestChange(node string, phase drain.Phase, b *drain.Budget, refusing []Refusal) drain.Change {
+	asInt := drain.NeverAllows(b) != ""
 	now := s.Count(b)
 	base := now.Desired
 	if asInt {
@@ -81,12 +83,12 @@ func (s *Sim) smallestChange(node string, phase Phase, b *Budget, refusing []Ref
 		c.Flags, c.Quiet = all, true
 		for _, o := range refusing {
 			if o.Budget != b {
-				c.relax(o.Budget, 1<<20, neverAllows(o.Budget) != "")
+				c.relax(o.Budget, 1<<20, drain.NeverAllows(o.Budget) != "")
 			}
 		}
 		c.relax(b, x, asInt)
 		for _, bl := range c.Run(node, phase).Blocked {
-			if bl.Outcome.Code != ServerError && bl.Pod.Budgets[0] == b {
+			if bl.Outcome.Code != drain.ServerError && bl.Pod.Budgets[0] == b {
 				return true
 			}
 		}
@@ -103,13 +105,13 @@ func (s *Sim) smallestChange(node string, phase Phase, b *Budget, refusing []Ref
 		x = search(base)
 	}
 	if x > base {
-		return ChangeFor(b, -1) // even 0 desired does not do: too few healthy pods
+		return drain.ChangeFor(b, -1) // even 0 desired does not do: too few healthy pods
 	}
-	return ChangeFor(b, base-x)
+	return drain.ChangeFor(b, base-x)
 }
 
 // podsUnder counts b's pods on node now.
-func (s *Sim) podsUnder(node string, b *Budget) int32 {
+func (s *Sim) podsUnder(node string, b *drain.Budget) int32 {
 	var n int32
 	for _, p := range s.PodsOn(node) {
 		if slices.Contains(p.Budgets, b) {
@@ -119,48 +121,12 @@ func (s *Sim) podsUnder(node string, b *Budget) int32 {
 	return n
 }
 
-// GenericChange is the smallest change after which b allows one
-// disruption wherever its pods are; "" when it already does.
-func GenericChange(b *Budget) Change {
-	if b.Count.Allowed > 0 {
-		return Change{}
-	}
-	if neverAllows(b) != "" {
-		return ChangeFor(b, b.Count.Healthy-1)
-	}
-	return ChangeFor(b, min(b.Count.Desired, b.Count.Healthy-1))
-}
-
 // WithoutBudgets copies s with every budget out of the way, to see what a
 // drain does once the budget room is made.
 func (s *Sim) WithoutBudgets() *Sim {
 	c := s.Clone()
 	for _, b := range s.m.Budgets {
-		c.relax(b, 1<<20, neverAllows(b) != "")
+		c.relax(b, 1<<20, drain.NeverAllows(b) != "")
 	}
 	return c
-}
-
-// Fits reports whether every eviction from node passes its budget even if
-// no evicted pod ever came back: no pod under two budgets, no unready pod
-// (whose fate depends on the eviction policy), and each budget allowing at
-// least as many disruptions as it has pods there. Then Room would find
-// nothing, and needs no simulation.
-func (m *Model) Fits(node string) bool {
-	need := map[*Budget]int32{}
-	for _, p := range m.onNode[node] {
-		if p.Verdict.Stays != "" || p.skipsBudgets() || len(p.Budgets) == 0 {
-			continue
-		}
-		if len(p.Budgets) > 1 || !p.healthy() {
-			return false
-		}
-		need[p.Budgets[0]]++
-	}
-	for b, n := range need {
-		if b.Count.Allowed < n {
-			return false
-		}
-	}
-	return true
 }

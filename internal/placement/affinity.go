@@ -1,26 +1,12 @@
-package drain
+package placement
 
 import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
-
-// group is pods that look the same to required pod anti-affinity: the
-// replicas of one workload (files), or one pod (cluster).
-type group struct {
-	ns     string
-	labels map[string]string
-	terms  []sched.AntiTerm
-	// spread are its pods' topology spread constraints (spread.go).
-	spread []spreadTerm
-	// rules is what keeps its pods off nodes (buildRules).
-	rules []rule
-	// counted: some rule reads where its pods are, so the model and each
-	// Sim count them per topology domain; most groups no rule reads.
-	counted bool
-}
 
 // rule: a node is out for the incoming pod when some pod of group other sits
 // in the node's domain of key (same value of the node label key).
@@ -38,11 +24,11 @@ func (m *Model) rulesFor(g *group) []rule { return g.rules }
 // once: a term of X selecting Y keeps Y off X's domains and X off Y's. The
 // groups are indexed by namespace and label so that a term with an
 // equality or In requirement looks only at the groups carrying that label
-// value (labelIndex), never at every group.
+// value (drain.LabelIndex), never at every group.
 func (m *Model) buildRules() {
-	ix := newLabelIndex[*group]()
+	ix := drain.NewLabelIndex[*group]()
 	for _, g := range m.groups {
-		ix.add(g.ns, g.labels, g)
+		ix.Add(g.ns, g.labels, g)
 	}
 	for _, x := range m.termGroups {
 		for _, t := range x.terms {
@@ -58,13 +44,13 @@ func (m *Model) buildRules() {
 }
 
 // selected lists the groups term t (written in ownerNS) selects.
-func selected(ix *labelIndex[*group], t sched.AntiTerm, ownerNS string, nsLabels func(string) labels.Set) []*group {
+func selected(ix *drain.LabelIndex[*group], t sched.AntiTerm, ownerNS string, nsLabels func(string) labels.Set) []*group {
 	var out []*group
-	for _, ns := range ix.ns {
+	for _, ns := range ix.Namespaces() {
 		if !t.Covers(ownerNS, ns, nsLabels) {
 			continue
 		}
-		for _, g := range ix.candidates(t.Selector, ns) {
+		for _, g := range ix.Candidates(t.Selector, ns) {
 			if t.Selector.Matches(labels.Set(g.labels)) {
 				out = append(out, g)
 			}

@@ -1,10 +1,12 @@
-package drain
+package placement
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/drain/draintest"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 )
 
@@ -36,7 +38,7 @@ spec:
       nodeSelector: {pool: p%d}
       containers: [{name: c, image: x}]
 %s`, i, i, i, i%4, anti))
-		docs = append(docs, pdb(fmt.Sprintf("w%d", i), "default", fmt.Sprintf("minAvailable: %d", 7+i%2), fmt.Sprintf("app: w%d", i)))
+		docs = append(docs, draintest.PDB(fmt.Sprintf("w%d", i), "default", fmt.Sprintf("minAvailable: %d", 7+i%2), fmt.Sprintf("app: w%d", i)))
 	}
 	inv, err := inventory.Parse("big.yaml", []byte(strings.Join(docs, "\n---\n")), false)
 	if err != nil {
@@ -54,7 +56,7 @@ func BenchmarkModelAndRoomOfEveryNode(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, n := range m.Nodes {
-			m.NewSim(Flags{}).Room(n.Name)
+			m.NewSim(drain.Flags{}).Room(n.Name)
 		}
 	}
 }

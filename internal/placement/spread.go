@@ -1,4 +1,4 @@
-package drain
+package placement
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 
+	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
 
@@ -91,14 +92,14 @@ func parseSpread(spec *corev1.PodSpec, podLabels map[string]string) ([]spreadTer
 // buildSpread joins every spread term with the groups its selector picks
 // in its own namespace, and marks them counted per domain.
 func (m *Model) buildSpread() {
-	ix := newLabelIndex[*group]()
+	ix := drain.NewLabelIndex[*group]()
 	for _, g := range m.groups {
-		ix.add(g.ns, g.labels, g)
+		ix.Add(g.ns, g.labels, g)
 	}
 	for _, x := range m.groups {
 		for i := range x.spread {
 			t := &x.spread[i]
-			for _, y := range ix.candidates(t.sel, x.ns) {
+			for _, y := range ix.Candidates(t.sel, x.ns) {
 				if t.sel.Matches(labels.Set(y.labels)) {
 					t.groups = append(t.groups, y)
 					y.counted = true
@@ -108,19 +109,26 @@ func (m *Model) buildSpread() {
 	}
 }
 
+// spreads says whether p has topology spread constraints.
+func spreads(p *drain.Pod) bool {
+	g := groupOf(p)
+	return g != nil && len(g.spread) > 0
+}
+
 // spreadFloor is, per spread term of a pod, the global minimum its skew is
 // measured from, as the simulation stands.
 type spreadFloor []int
 
 // spreadFloors computes p's floors in placement pl; nil when p has no
 // spread term. self is the node a dry run takes p off.
-func (s *Sim) spreadFloors(p *Pod, pl *sched.Placement, self *corev1.Node) spreadFloor {
-	if p.group == nil || len(p.group.spread) == 0 {
+func (s *Sim) spreadFloors(p *drain.Pod, pl *sched.Placement, self *corev1.Node) spreadFloor {
+	g := groupOf(p)
+	if g == nil || len(g.spread) == 0 {
 		return nil
 	}
-	floors := make(spreadFloor, len(p.group.spread))
-	tolerates := p.toleratesCordon
-	for i, t := range p.group.spread {
+	floors := make(spreadFloor, len(g.spread))
+	tolerates := g.toleratesCordon
+	for i, t := range g.spread {
 		least, domains := -1, map[string]bool{}
 		for _, c := range pl.Classes {
 			if t.honorAffinity && !c.Matches || t.honorTaints && !c.Tolerated {
@@ -159,8 +167,8 @@ func (s *Sim) spreadCount(t spreadTerm, v string, self *corev1.Node) int {
 }
 
 // skewed says why the spread terms reject n for p ("" when none does).
-func (s *Sim) skewed(p *Pod, n *corev1.Node, floors spreadFloor, self *corev1.Node) string {
-	for i, t := range p.group.spread[:len(floors)] {
+func (s *Sim) skewed(p *drain.Pod, n *corev1.Node, floors spreadFloor, self *corev1.Node) string {
+	for i, t := range groupOf(p).spread[:len(floors)] {
 		v, ok := n.Labels[t.key]
 		if !ok {
 			return ReasonSpreadLabel

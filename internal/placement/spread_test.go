@@ -1,9 +1,12 @@
-package drain
+package placement
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/drain/draintest"
 )
 
 // spreadOn is a topologySpreadConstraints block for app: web on key.
@@ -31,13 +34,13 @@ func zoned(zones ...string) string {
 // which stays a domain under the default nodeTaintsPolicy Ignore). It
 // waits for the uncordon, and lands back there.
 func TestSpreadKeepsAReplacementPendingUntilUncordon(t *testing.T) {
-	m := yamlModel(t, nodes(3), deployment("web", 3, "app: web", spreadOn("kubernetes.io/hostname", 1, "")))
+	m := yamlModel(t, draintest.Nodes(3), draintest.Deployment("web", 3, "app: web", spreadOn("kubernetes.io/hostname", 1, "")))
 	for i := range 3 {
 		if got := names(m.PodsOn(fmt.Sprintf("n%d", i))); got != fmt.Sprintf("default/web-%d", i) {
 			t.Fatalf("n%d holds %q, want one replica each", i, got)
 		}
 	}
-	s := m.NewSim(Flags{})
+	s := m.NewSim(drain.Flags{})
 	res := s.Drain("n0")
 	if len(res.Evicted) != 1 || res.Evicted[0].To != "" || !strings.Contains(res.Evicted[0].Why, "2 "+ReasonSpread) {
 		t.Fatalf("drain %+v, want the replacement Pending on the spread", res.Evicted)
@@ -51,8 +54,8 @@ func TestSpreadKeepsAReplacementPendingUntilUncordon(t *testing.T) {
 // With nodeTaintsPolicy Honor the cordoned node is no domain: the least
 // count is 1, and the replacement may go where 2 makes a skew of 1.
 func TestSpreadHonoringTaintsLeavesTheCordonedNodeOut(t *testing.T) {
-	m := yamlModel(t, nodes(3), deployment("web", 3, "app: web", spreadOn("kubernetes.io/hostname", 1, "\n        nodeTaintsPolicy: Honor")))
-	res := m.NewSim(Flags{}).Drain("n0")
+	m := yamlModel(t, draintest.Nodes(3), draintest.Deployment("web", 3, "app: web", spreadOn("kubernetes.io/hostname", 1, "\n        nodeTaintsPolicy: Honor")))
+	res := m.NewSim(drain.Flags{}).Drain("n0")
 	if len(res.Evicted) != 1 || res.Evicted[0].To != "n1" {
 		t.Fatalf("drain %+v, want the replacement on n1", res.Evicted)
 	}
@@ -61,7 +64,7 @@ func TestSpreadHonoringTaintsLeavesTheCordonedNodeOut(t *testing.T) {
 // By zone, two zones, minDomains 3: the global minimum is 0, so with
 // maxSkew 1 each zone takes one pod and the third replica stays Pending.
 func TestSpreadMinDomains(t *testing.T) {
-	m := yamlModel(t, zoned("a", "a", "b"), deployment("web", 3, "app: web", spreadOn("topology.kubernetes.io/zone", 1, "\n        minDomains: 3")))
+	m := yamlModel(t, zoned("a", "a", "b"), draintest.Deployment("web", 3, "app: web", spreadOn("topology.kubernetes.io/zone", 1, "\n        minDomains: 3")))
 	var on []string
 	for _, p := range m.Pods {
 		on = append(on, p.Node)
@@ -71,7 +74,7 @@ func TestSpreadMinDomains(t *testing.T) {
 	}
 	// Without minDomains every replica lands, two in a and one in b (a
 	// third in b would be a skew of 2).
-	m = yamlModel(t, zoned("a", "a", "b"), deployment("web", 3, "app: web", spreadOn("topology.kubernetes.io/zone", 1, "")))
+	m = yamlModel(t, zoned("a", "a", "b"), draintest.Deployment("web", 3, "app: web", spreadOn("topology.kubernetes.io/zone", 1, "")))
 	zones := map[string]int{}
 	for _, p := range m.Pods {
 		zones[m.Node(p.Node).Labels["topology.kubernetes.io/zone"]]++
@@ -83,7 +86,7 @@ func TestSpreadMinDomains(t *testing.T) {
 
 // A node without the topology key is rejected, with the scheduler's words.
 func TestSpreadMissingKey(t *testing.T) {
-	m := yamlModel(t, nodes(2), deployment("web", 1, "app: web", spreadOn("topology.kubernetes.io/zone", 1, "")))
+	m := yamlModel(t, draintest.Nodes(2), draintest.Deployment("web", 1, "app: web", spreadOn("topology.kubernetes.io/zone", 1, "")))
 	if len(m.Pods) != 1 || m.Pods[0].Node != "" || !strings.Contains(m.WhyUnplaced(m.Pods[0]), "2 "+ReasonSpreadLabel) {
 		t.Fatalf("pods %+v, unplaced %v", m.Pods, m.Unplaced)
 	}
@@ -92,7 +95,7 @@ func TestSpreadMissingKey(t *testing.T) {
 // ScheduleAnyway only scores: it never keeps a pod off a node.
 func TestSpreadScheduleAnywayDoesNotFilter(t *testing.T) {
 	c := strings.Replace(spreadOn("kubernetes.io/hostname", 1, ""), "DoNotSchedule", "ScheduleAnyway", 1)
-	m := yamlModel(t, nodes(1), deployment("web", 3, "app: web", c))
+	m := yamlModel(t, draintest.Nodes(1), draintest.Deployment("web", 3, "app: web", c))
 	if got := names(m.PodsOn("n0")); got != "default/web-0 default/web-1 default/web-2" {
 		t.Fatalf("n0 holds %q", got)
 	}
@@ -107,7 +110,7 @@ func TestUncordonTestsTheSpreadOfEveryPod(t *testing.T) {
 		return fmt.Sprintf("apiVersion: v1\nkind: Node\nmetadata: {name: %s, labels: {kubernetes.io/hostname: %s, topology.kubernetes.io/zone: %s}}\nstatus: {allocatable: {pods: %q}}", name, name, zone, fmt.Sprint(pods))
 	}
 	m := yamlModel(t, node("n0", "a", 2), node("n1", "a", 1), node("n2", "b", 1),
-		deployment("api", 1, "app: api", ""), deployment("web", 3, "app: web", spreadOn("topology.kubernetes.io/zone", 1, "")))
+		draintest.Deployment("api", 1, "app: api", ""), draintest.Deployment("web", 3, "app: web", spreadOn("topology.kubernetes.io/zone", 1, "")))
 	var on []string
 	for _, n := range []string{"n0", "n1", "n2"} {
 		on = append(on, n+": "+names(m.PodsOn(n)))
@@ -115,7 +118,7 @@ func TestUncordonTestsTheSpreadOfEveryPod(t *testing.T) {
 	if got, want := strings.Join(on, "; "), "n0: default/api-0 default/web-2; n1: default/web-0; n2: default/web-1"; got != want {
 		t.Fatalf("placed %s, want %s", got, want)
 	}
-	s := m.NewSim(Flags{})
+	s := m.NewSim(drain.Flags{})
 	for _, n := range []string{"n0", "n2"} {
 		for _, e := range s.Drain(n).Evicted {
 			if e.To != "" {
@@ -155,7 +158,7 @@ spec:
       topologySpreadConstraints:
       - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {team: t}}}`
 	m := yamlModel(t, node("node-a", "a", 1), node("node-b", "b", 4), workload("a", 4, gpu), workload("b", 1, "      containers: [{name: c, image: x}]"))
-	var unplaced []*Pod
+	var unplaced []*drain.Pod
 	for p := range m.Unplaced {
 		unplaced = append(unplaced, p)
 	}

@@ -1,4 +1,4 @@
-package drain
+package placement
 
 import (
 	"slices"
@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
 
@@ -23,20 +24,20 @@ import (
 // spread constraints is searched every time: its key leaves them out, and
 // its failure may end when another pod lands. The pods are still taken in
 // the order they wait, as the scheduler's queue would.
-func (s *Sim) Uncordon(node string) []Eviction {
+func (s *Sim) Uncordon(node string) []drain.Eviction {
 	before := s.room
 	delete(s.cordoned, node)
 	if i, ok := s.m.order[node]; ok {
 		s.cordonSet.clear(i)
 	}
 	s.room.freed++
-	var landed []Eviction
+	var landed []drain.Eviction
 	waiting := s.pending
 	s.pending = nil
 	decided := map[int32]waitState{}
 	for _, p := range waiting {
 		to := ""
-		if p.spreads() {
+		if spreads(p) {
 			to, _ = s.search(p, false, true) // who stays Pending is not told why
 		} else {
 			to = s.landWaiting(p, node, before, decided)
@@ -44,7 +45,7 @@ func (s *Sim) Uncordon(node string) []Eviction {
 		if to != "" {
 			s.move(p, to)
 			s.setHealthy(p, true)
-			landed = append(landed, Eviction{Pod: p, To: to})
+			landed = append(landed, drain.Eviction{Pod: p, To: to})
 		} else {
 			s.pending = append(s.pending, p)
 		}
@@ -54,7 +55,7 @@ func (s *Sim) Uncordon(node string) []Eviction {
 
 // landWaiting is where a waiting pod without spread constraints lands
 // after the uncordon of node ("" nowhere), decided per search key.
-func (s *Sim) landWaiting(p *Pod, node string, before noRoom, decided map[int32]waitState) string {
+func (s *Sim) landWaiting(p *drain.Pod, node string, before noRoom, decided map[int32]waitState) string {
 	id, key := s.m.searchKeyOf(s.fleet, p)
 	st, seen := decided[id]
 	if !seen {
@@ -95,30 +96,32 @@ func (s *Sim) waitState(key noRoomKey, before noRoom) waitState {
 // landOn is search for a pod that fits nowhere but perhaps on node: node
 // when p's constraints admit it and it has room, as search would find it,
 // cursor and all; else "", and the failure is remembered.
-func (s *Sim) landOn(p *Pod, node string) string {
+func (s *Sim) landOn(p *drain.Pod, node string) string {
 	pl := s.m.placement(s.fleet, p.Spec)
 	nodes := s.m.eligible(pl)
-	rules := s.m.rulesFor(p.group)
+	g := groupOf(p)
+	rules := s.m.rulesFor(g)
 	pos, ok := slices.BinarySearchFunc(nodes, node, func(n *corev1.Node, name string) int { return strings.Compare(n.Name, name) })
-	if ok && !s.conflicts(rules, nodes[pos], p.group, nil) {
+	if ok && !s.conflicts(rules, nodes[pos], g, nil) {
 		if fits, _ := s.fits(p, nodes[pos], nil); fits {
 			s.setCursor(pl, (pos+1)%len(nodes))
 			return node
 		}
 		s.noteFull(p, node)
 	}
-	s.remember(searchKey(pl, p, rules, p.toleratesCordon, nil), failure{})
+	s.remember(searchKey(pl, p, rules, g.toleratesCordon, nil), failure{})
 	return ""
 }
 
 // searchKeyOf is p's search key in fleet (as search makes it, without a
-// node it leaves) and a number for it, kept on the pod: the key is the
-// same for as long as the fleet is.
-func (m *Model) searchKeyOf(fleet *sched.Fleet, p *Pod) (int32, noRoomKey) {
-	if p.keyed == fleet && fleet != nil {
-		return p.keyID, m.keyList[p.keyID]
+// node it leaves) and a number for it, kept on the pod's group: the key is
+// the same for its every pod for as long as the fleet is.
+func (m *Model) searchKeyOf(fleet *sched.Fleet, p *drain.Pod) (int32, noRoomKey) {
+	g := groupOf(p)
+	if g.keyed == fleet && fleet != nil {
+		return g.keyID, m.keyList[g.keyID]
 	}
-	k := searchKey(m.placement(fleet, p.Spec), p, m.rulesFor(p.group), p.toleratesCordon, nil)
+	k := searchKey(m.placement(fleet, p.Spec), p, m.rulesFor(g), g.toleratesCordon, nil)
 	id, ok := m.keyIDs[k]
 	if !ok {
 		if m.keyIDs == nil {
@@ -128,6 +131,6 @@ func (m *Model) searchKeyOf(fleet *sched.Fleet, p *Pod) (int32, noRoomKey) {
 		m.keyIDs[k] = id
 		m.keyList = append(m.keyList, k)
 	}
-	p.keyed, p.keyID = fleet, id
+	g.keyed, g.keyID = fleet, id
 	return id, k
 }

@@ -1,10 +1,11 @@
-package drain
+package placement
 
 import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/gpures"
 )
 
@@ -44,11 +45,12 @@ func (u *use) names() []corev1.ResourceName {
 func (u *use) clone() use { return use{pods: u.pods.clone(), gpus: u.gpus.clone()} }
 
 // add counts p on node, or takes it off with sign -1.
-func (u *use) add(node string, p *Pod, sign int32) {
-	if p.holds {
+func (u *use) add(node string, p *drain.Pod, sign int32) {
+	g := groupOf(p)
+	if g.holds {
 		u.pods.set(node, u.pods.at(node)+sign)
 	}
-	for _, r := range p.gpu {
+	for _, r := range g.gpu {
 		k := useKey{node, r.Name}
 		u.gpus.set(k, u.gpus.at(k)+int64(sign)*r.Value)
 	}
@@ -64,9 +66,9 @@ func holdsNode(phase corev1.PodPhase) bool {
 // what n allocates less what the pods on it take now. self is the node p
 // is leaving, whose share does not count. The reason is the scheduler's:
 // "Too many pods", "Insufficient nvidia.com/gpu".
-func (s *Sim) fits(p *Pod, n *corev1.Node, self *corev1.Node) (bool, string) {
-	leaving := self != nil && self.Name == n.Name
-	if p.holds {
+func (s *Sim) fits(p *drain.Pod, n *corev1.Node, self *corev1.Node) (bool, string) {
+	leaving, g := self != nil && self.Name == n.Name, groupOf(p)
+	if g.holds {
 		used := int64(s.m.used.pods.at(n.Name) + s.usedDelta.pods.at(n.Name))
 		if leaving {
 			used--
@@ -79,7 +81,7 @@ func (s *Sim) fits(p *Pod, n *corev1.Node, self *corev1.Node) (bool, string) {
 	if len(list) == 0 {
 		return true, "" // a manifest without status: any GPU request fits
 	}
-	for _, r := range p.gpu {
+	for _, r := range g.gpu {
 		alloc := list[r.Name]
 		k := useKey{n.Name, r.Name}
 		used := s.m.used.gpus.at(k) + s.usedDelta.gpus.at(k)

@@ -1,4 +1,4 @@
-package drain
+package placement
 
 import (
 	"maps"
