@@ -7,6 +7,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/gpures"
+	"github.com/drvcheck/drvcheck/internal/placement/layered"
 )
 
 // DefaultMaxPods is the kubelet's default --max-pods: what a node whose
@@ -18,10 +19,10 @@ const DefaultMaxPods = 110
 // use is what the pods on each node take of it: pods, and GPU requests per
 // resource (nvidia.com/gpu, MIG slices). Pods have a map of their own,
 // keyed by the node's name alone: every search looks them up on every node
-// it tries. A Sim's clone shares what it had (layered.go).
+// it tries. A Sim's clone shares what it had (layered).
 type use struct {
-	pods layered[string, int32]
-	gpus layered[useKey, int64]
+	pods layered.Map[string, int32]
+	gpus layered.Map[useKey, int64]
 }
 
 type useKey struct {
@@ -32,27 +33,25 @@ type useKey struct {
 // names lists the GPU resources u counts.
 func (u *use) names() []corev1.ResourceName {
 	var out []corev1.ResourceName
-	for _, level := range append([]map[useKey]int64{u.gpus.own}, u.gpus.frozen...) {
-		for k := range level {
-			if !slices.Contains(out, k.name) {
-				out = append(out, k.name)
-			}
+	for k := range u.gpus.Keys() {
+		if !slices.Contains(out, k.name) {
+			out = append(out, k.name)
 		}
 	}
 	return out
 }
 
-func (u *use) clone() use { return use{pods: u.pods.clone(), gpus: u.gpus.clone()} }
+func (u *use) clone() use { return use{pods: u.pods.Clone(), gpus: u.gpus.Clone()} }
 
 // add counts p on node, or takes it off with sign -1.
 func (u *use) add(node string, p *drain.Pod, sign int32) {
 	g := groupOf(p)
 	if g.holds {
-		u.pods.set(node, u.pods.at(node)+sign)
+		u.pods.Set(node, u.pods.At(node)+sign)
 	}
 	for _, r := range g.gpu {
 		k := useKey{node, r.Name}
-		u.gpus.set(k, u.gpus.at(k)+int64(sign)*r.Value)
+		u.gpus.Set(k, u.gpus.At(k)+int64(sign)*r.Value)
 	}
 }
 
@@ -69,7 +68,7 @@ func holdsNode(phase corev1.PodPhase) bool {
 func (s *Sim) fits(p *drain.Pod, n *corev1.Node, self *corev1.Node) (bool, string) {
 	leaving, g := self != nil && self.Name == n.Name, groupOf(p)
 	if g.holds {
-		used := int64(s.m.used.pods.at(n.Name) + s.usedDelta.pods.at(n.Name))
+		used := int64(s.m.used.pods.At(n.Name) + s.usedDelta.pods.At(n.Name))
 		if leaving {
 			used--
 		}
@@ -84,7 +83,7 @@ func (s *Sim) fits(p *drain.Pod, n *corev1.Node, self *corev1.Node) (bool, strin
 	for _, r := range g.gpu {
 		alloc := list[r.Name]
 		k := useKey{n.Name, r.Name}
-		used := s.m.used.gpus.at(k) + s.usedDelta.gpus.at(k)
+		used := s.m.used.gpus.At(k) + s.usedDelta.gpus.At(k)
 		if leaving {
 			used -= r.Value
 		}

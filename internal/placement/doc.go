@@ -12,6 +12,8 @@
 // have room (roomy.go) and remember what failed until room is freed
 // (noroom.go), which keeps a full fleet from costing a walk of every node
 // per pod; an uncordon decides the waiting replacements per search
-// (uncordon.go). A Sim's clone shares what the Sim had moved (layered.go):
-// a rollout clones its simulation for every node a budget blocks.
+// (uncordon.go). A Sim's clone shares what the Sim had moved (its maps
+// are layered.Maps): a rollout clones its simulation for every node a
+// budget blocks; the nodes a Sim keeps apart are nodeset.Sets. The pods'
+// scheduling terms are read with internal/sched.
 package placement

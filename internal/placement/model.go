@@ -11,6 +11,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/gpures"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/object"
+	"github.com/drvcheck/drvcheck/internal/placement/layered"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
 
@@ -31,7 +32,7 @@ type Model struct {
 	termGroups []*group // groups with anti-affinity terms
 	topoKeys   []string
 	namespaces map[string]labels.Set
-	counts     layered[countKey, int] // pods per anti-affinity domain, as read or placed
+	counts     layered.Map[countKey, int] // pods per anti-affinity domain, as read or placed
 
 	used          use // requests per node, as read or placed
 	eligibleCache map[*sched.Placement][]*corev1.Node
@@ -144,11 +145,11 @@ func (m *Model) newGroup(ns string, podLabels map[string]string, spec *corev1.Po
 	if err != nil {
 		return nil, err
 	}
-	spread, err := parseSpread(spec, podLabels)
+	spread, err := sched.SpreadTerms(spec, podLabels)
 	if err != nil {
 		return nil, err
 	}
-	g := &group{ns: ns, labels: podLabels, terms: terms, spread: spread}
+	g := &group{ns: ns, labels: podLabels, terms: terms, spread: spreadTerms(spread)}
 	g.gpu, g.toleratesCordon = gpures.Requests(spec), sched.ToleratesCordon(spec)
 	m.groups = append(m.groups, g)
 	return g, nil
@@ -179,7 +180,7 @@ func (m *Model) prepare() {
 			keys[t.Key] = true
 		}
 		for _, t := range g.spread {
-			keys[t.key] = true
+			keys[t.Key] = true
 		}
 	}
 	for k := range keys {

@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/placement/layered"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
 
@@ -72,7 +73,7 @@ func (s *Sim) failed(k noRoomKey, tolerates bool) (failure, bool) {
 // while no room was freed since it was found (for a pod that tolerates a
 // cordon, no room on a cordoned node either).
 func (s *Sim) failedUnder(k noRoomKey, tolerates bool, room noRoom) (failure, bool) {
-	f, ok := s.failures.get(k)
+	f, ok := s.failures.Get(k)
 	if !ok || !remembers || f.at.freed != room.freed || (tolerates && f.at.freedCordoned != room.freedCordoned) {
 		return failure{}, false
 	}
@@ -80,33 +81,25 @@ func (s *Sim) failedUnder(k noRoomKey, tolerates bool, room noRoom) (failure, bo
 }
 
 func (s *Sim) remember(k noRoomKey, f failure) {
-	if len(s.failures.own) >= s.prune {
-		s.failures.own = s.liveFailures()
-		s.prune = 2*len(s.failures.own) + 1024
+	if s.failures.OwnLen() >= s.prune {
+		s.failures.KeepOwn(s.mayHold)
+		s.prune = 2*s.failures.OwnLen() + 1024
 	}
 	f.at = s.room
-	s.failures.set(k, f)
+	s.failures.Set(k, f)
 }
 
 // cloneFailures shares the failures with a clone; the levels it merges
 // keep only those that may still hold.
-func (s *Sim) cloneFailures() layered[noRoomKey, failure] {
-	return s.failures.cloneKeeping(func(f failure) bool { return f.at.freed == s.room.freed })
+func (s *Sim) cloneFailures() layered.Map[noRoomKey, failure] {
+	return s.failures.CloneKeeping(s.mayHold)
 }
 
-// liveFailures copies the failures of the Sim's own map that may still
-// hold: room freed since one was found ends it for good (the counts only
-// grow), and a long simulation would otherwise keep every failure it ever
-// met.
-func (s *Sim) liveFailures() map[noRoomKey]failure {
-	out := make(map[noRoomKey]failure, len(s.failures.own))
-	for k, f := range s.failures.own {
-		if f.at.freed == s.room.freed {
-			out[k] = f
-		}
-	}
-	return out
-}
+// mayHold says whether failure f may still hold: room freed since it was
+// found ends it for good (the counts only grow). The failures that cannot
+// are dropped as they pile up (remember), as a long simulation would
+// otherwise keep every failure it ever met.
+func (s *Sim) mayHold(f failure) bool { return f.at.freed == s.room.freed }
 
 // leaves notes that p left node from, freeing room there and, when
 // anti-affinity counts p, in from's domains.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/object"
+	"github.com/drvcheck/drvcheck/internal/placement/layered"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
 
@@ -25,7 +26,7 @@ type countKey struct {
 }
 
 // addCounts adds d to the domain counts of p on node.
-func (m *Model) addCounts(counts *layered[countKey, int], p *drain.Pod, node string, d int) {
+func (m *Model) addCounts(counts *layered.Map[countKey, int], p *drain.Pod, node string, d int) {
 	n, g := m.Node(node), groupOf(p)
 	if n == nil || g == nil || !g.counted {
 		return // no rule reads where this pod is
@@ -33,7 +34,7 @@ func (m *Model) addCounts(counts *layered[countKey, int], p *drain.Pod, node str
 	for _, k := range m.topoKeys {
 		if v, ok := n.Labels[k]; ok {
 			ck := countKey{g, k, v}
-			counts.set(ck, counts.at(ck)+d)
+			counts.Set(ck, counts.At(ck)+d)
 		}
 	}
 }
@@ -51,7 +52,7 @@ func (m *Model) addCounts(counts *layered[countKey, int], p *drain.Pod, node str
 // replacements later honour them.
 func (m *Model) place(where func(object.Ref) string) error {
 	s := m.placer()
-	s.delta, s.usedDelta = layered[countKey, int]{}, use{}
+	s.delta, s.usedDelta = layered.Map[countKey, int]{}, use{}
 	runs := m.Pods
 	placed := make([][]*drain.Pod, len(runs))
 	total := 0
@@ -80,7 +81,7 @@ func (m *Model) placer() *Sim {
 	s := m.NewSim(drain.Flags{})
 	s.Quiet = true
 	if slices.ContainsFunc(m.Nodes, func(n *corev1.Node) bool { return n.Spec.Unschedulable }) {
-		s.fleet = sched.NewFleet(uncordoned(m.Nodes), m.keys)
+		s.fleet = sched.NewFleet(sched.Uncordoned(m.Nodes), m.keys)
 	}
 	return s
 }
@@ -286,7 +287,7 @@ func (s *Sim) conflicts(rules []rule, n *corev1.Node, g *group, self *corev1.Nod
 	return false
 }
 
-func (s *Sim) count(k countKey) int { return s.m.counts.at(k) + s.delta.at(k) }
+func (s *Sim) count(k countKey) int { return s.m.counts.At(k) + s.delta.At(k) }
 
 // whyNot words a failed placement like the scheduler's FitError:
 // "0/4 nodes are available: 1 node(s) were unschedulable, 3 node(s) didn't
@@ -340,13 +341,13 @@ func (s *Sim) unfit(p *drain.Pod, n *corev1.Node, r *roomy, i int) string {
 		return why
 	}
 	o := r.order[i]
-	if !s.changed.has(int(o)) && r.why[i] != 0 {
+	if !s.changed.Has(int(o)) && r.why[i] != 0 {
 		return s.m.reasons.word(r.why[i])
 	}
 	if r.seen == nil {
 		r.seen = make([]seenWhy, len(r.why))
 	}
-	stamp := s.stamp.at(int(o))
+	stamp := s.stamp.At(int(o))
 	if seen := r.seen[i]; seen.stamp != 0 && seen.stamp == stamp {
 		return s.m.reasons.word(seen.why)
 	}
@@ -361,29 +362,7 @@ func (s *Sim) unfit(p *drain.Pod, n *corev1.Node, r *roomy, i int) string {
 // isCordoned says whether n, at position i of r's nodes, is cordoned now.
 func (s *Sim) isCordoned(r *roomy, i int, n *corev1.Node) bool {
 	if r != nil {
-		return s.cordonSet.has(int(r.order[i]))
+		return s.cordonSet.Has(int(r.order[i]))
 	}
 	return s.cordoned[n.Name]
-}
-
-// uncordoned copies nodes with spec.unschedulable cleared, and the taint
-// the node lifecycle controller adds for it.
-func uncordoned(nodes []*corev1.Node) []*corev1.Node {
-	out := make([]*corev1.Node, len(nodes))
-	for i, n := range nodes {
-		if !n.Spec.Unschedulable {
-			out[i] = n
-			continue
-		}
-		c := *n
-		c.Spec.Unschedulable = false
-		c.Spec.Taints = nil
-		for _, t := range n.Spec.Taints {
-			if t.Key != corev1.TaintNodeUnschedulable {
-				c.Spec.Taints = append(c.Spec.Taints, t)
-			}
-		}
-		out[i] = &c
-	}
-	return out
 }

@@ -1,7 +1,6 @@
 package placement
 
 import (
-	"math/bits"
 	"slices"
 	"sort"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/gpures"
+	"github.com/drvcheck/drvcheck/internal/placement/nodeset"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
 
@@ -38,8 +38,8 @@ type fitKey struct {
 // without testing the nodes no pod has moved on or off.
 type roomy struct {
 	at       []int
-	set      nodeSet // at, by the model's order
-	eligible nodeSet // every position, by the model's order
+	set      nodeset.Set // at, by the model's order
+	eligible nodeset.Set // every position, by the model's order
 	order    []int32
 	why      []uint8 // an index in reasons; 0 when it had room
 	// seen is why, for every position, as a Sim last worded it, and the
@@ -107,11 +107,11 @@ func (m *Model) roomFor(pl *sched.Placement, p *drain.Pod, nodes []*corev1.Node)
 	base := &Sim{m: m} // the model as read: nothing moved
 	r := &roomy{order: m.globalOf(pl, nodes), why: make([]uint8, len(nodes))}
 	for i, n := range nodes {
-		r.eligible.set(int(r.order[i]))
+		r.eligible.Add(int(r.order[i]))
 		fits, why := base.fits(p, n, nil)
 		if fits {
 			r.at = append(r.at, i)
-			r.set.set(int(r.order[i]))
+			r.set.Add(int(r.order[i]))
 		}
 		r.why[i] = m.reasons.index(why)
 	}
@@ -139,7 +139,7 @@ func (s *Sim) walk(p *drain.Pod, pl *sched.Placement, nodes []*corev1.Node, star
 	global := s.m.globalOf(pl, nodes)
 	for i := range nodes {
 		pos := (start + i) % len(nodes)
-		if (nodes[pos] == self || !filled.has(int(global[pos]))) && try(pos) {
+		if (nodes[pos] == self || !filled.Has(int(global[pos]))) && try(pos) {
 			return
 		}
 	}
@@ -149,24 +149,24 @@ func (s *Sim) walk(p *drain.Pod, pl *sched.Placement, nodes []*corev1.Node, star
 // must test, in the order of a walk from start that wraps around: the
 // nodes that had room, and those the simulation freed room on. It stops
 // when try says so.
-func (s *Sim) candidates(r *roomy, nodes []*corev1.Node, start int, tolerates bool, self *corev1.Node, filled nodeSet, try func(int) bool) {
+func (s *Sim) candidates(r *roomy, nodes []*corev1.Node, start int, tolerates bool, self *corev1.Node, filled nodeset.Set, try func(int) bool) {
 	// The nodes that had room are walked anyway (a full one is skipped
 	// only while no pod has left it since); of the others, only those a
 	// pod left, and for a pod that does not tolerate a cordon, not
 	// cordoned.
 	// Only the placement's nodes: a member it lacks would cost a vain
 	// bisection in every search.
-	freed := s.freed.within(r.eligible).without(r.set)
+	freed := s.freed.Within(r.eligible).Without(r.set)
 	if !tolerates {
-		freed = freed.without(s.cordonSet)
+		freed = freed.Without(s.cordonSet)
 	}
 	if self != nil { // the node a dry run's pod leaves has its room too
-		freed.set(s.m.order[self.Name]) // freed is the copy without made
+		freed.Add(s.m.order[self.Name]) // freed is the copy without made
 	}
 	n := len(nodes)
 	dist := func(pos int) int { return (pos - start + n) % n }
-	more := freed.members(int(r.order[start]), r.order)
-	next, ok := more.next()
+	more := freed.Members(int(r.order[start]), r.order)
+	next, ok := more.Next()
 	first := sort.SearchInts(r.at, start)
 	for i := 0; i < len(r.at) || ok; {
 		var pos int
@@ -175,10 +175,10 @@ func (s *Sim) candidates(r *roomy, nodes []*corev1.Node, start int, tolerates bo
 		}
 		if ok && (i == len(r.at) || dist(next) < dist(pos)) {
 			pos = next
-			next, ok = more.next()
+			next, ok = more.Next()
 		} else {
 			i++
-			if filled.has(int(r.order[pos])) {
+			if filled.Has(int(r.order[pos])) {
 				continue // it had room, and has been found full since
 			}
 		}
@@ -221,154 +221,22 @@ func nodeOrder(nodes []*corev1.Node) map[string]int {
 	return out
 }
 
-// nodeSet is a set of nodes by their number in the model's order, a bit
-// each: a Sim keeps the nodes that hold less than as read (a pod or GPU
-// request left and did not come back), those that hold more or less, the
-// cordoned ones, and per request the ones found full. Kept exact as pods
-// move, the first stays small on a fleet that refills, and all are cheap
-// to clone.
-type nodeSet []uint64
-
-func (f *nodeSet) set(i int) {
-	for len(*f) <= i/64 {
-		*f = append(*f, 0)
-	}
-	(*f)[i/64] |= 1 << (i % 64)
-}
-
-func (f *nodeSet) put(i int, in bool) {
-	if in {
-		f.set(i)
-	} else {
-		f.clear(i)
-	}
-}
-
-func (f nodeSet) has(i int) bool { return i/64 < len(f) && f[i/64]&(1<<(i%64)) != 0 }
-
-func (f nodeSet) clear(i int) {
-	if i/64 < len(f) {
-		f[i/64] &^= 1 << (i % 64)
-	}
-}
-
-// within is f's members that are in g, in a new set.
-func (f nodeSet) within(g nodeSet) nodeSet {
-	out := slices.Clone(f[:min(len(f), len(g))])
-	for i := range out {
-		out[i] &= g[i]
-	}
-	return out
-}
-
-// without is f less the members of g, in a new set.
-func (f nodeSet) without(g nodeSet) nodeSet {
-	out := slices.Clone(f)
-	for i := range min(len(out), len(g)) {
-		out[i] &^= g[i]
-	}
-	return out
-}
-
-// members walks the set's members that are in global (a placement's
-// eligible nodes numbered in the model's order, so ascending), as
-// positions in it, from the member at or after i, wrapping around. It is
-// lazy: most searches stop at the first node with room, and a set of
-// thousands of members listed whole per search made a rollout quadratic.
-// A member is found by bisection: a table from every node to its
-// position would cost the whole fleet per placement.
-type members struct {
-	f      nodeSet
-	global []int32
-	spans  [2][2]int // [from, to) bit ranges, walked in turn
-	span   int
-	at     int // the next bit to look at in the current span
-}
-
-func (f nodeSet) members(i int, global []int32) *members {
-	end := len(f) * 64
-	i = min(i, end)
-	return &members{f: f, global: global, spans: [2][2]int{{i, end}, {0, i}}, at: i}
-}
-
-// next returns the next member's position, or false when none is left.
-func (m *members) next() (int, bool) {
-	for m.span < len(m.spans) {
-		to := m.spans[m.span][1]
-		for m.at < to {
-			word := m.f[m.at/64] >> (m.at % 64)
-			if word == 0 {
-				m.at = (m.at/64 + 1) * 64
-				continue
-			}
-			j := m.at + bits.TrailingZeros64(word)
-			if j >= to {
-				break
-			}
-			m.at = j + 1
-			if pos, ok := slices.BinarySearch(m.global, int32(j)); ok {
-				return pos, true
-			}
-		}
-		m.span++
-		if m.span < len(m.spans) {
-			m.at = m.spans[m.span][0]
-		}
-	}
-	return 0, false
-}
-
 // noteUse keeps s.freed and s.changed exact for node after a move on it.
 func (s *Sim) noteUse(node string) {
 	i, ok := s.m.order[node]
 	if !ok {
 		return
 	}
-	d := s.usedDelta.pods.at(node)
+	d := s.usedDelta.pods.At(node)
 	freed, changed := d < 0, d != 0
 	for _, name := range s.m.gpuNames {
-		d := s.usedDelta.gpus.at(useKey{node, name})
+		d := s.usedDelta.gpus.At(useKey{node, name})
 		freed, changed = freed || d < 0, changed || d != 0
 	}
-	s.freed.put(i, freed)
-	s.changed.put(i, changed)
+	s.freed.Put(i, freed)
+	s.changed.Put(i, changed)
 	s.m.stamps++
-	s.stamp.set(i, s.m.stamps)
-}
-
-// stamps holds a number per node, by the model's order, in pages of 64
-// allocated as nodes change: check drains each node a budget blocks in a
-// Sim of its own, which changes a few nodes, and a whole slice per Sim
-// was 170 MB on a fleet of 5,000 nodes.
-type stamps [][]uint64
-
-const stampPage = 64
-
-// at is node i's stamp; 0 when it never changed.
-func (st stamps) at(i int) uint64 {
-	if p := i / stampPage; p < len(st) && st[p] != nil {
-		return st[p][i%stampPage]
-	}
-	return 0
-}
-
-func (st *stamps) set(i int, v uint64) {
-	p := i / stampPage
-	if p >= len(*st) {
-		*st = append(*st, make([][]uint64, p+1-len(*st))...)
-	}
-	if (*st)[p] == nil {
-		(*st)[p] = make([]uint64, stampPage)
-	}
-	(*st)[p][i%stampPage] = v
-}
-
-func (st stamps) clone() stamps {
-	out := make(stamps, len(st))
-	for i, page := range st {
-		out[i] = slices.Clone(page)
-	}
-	return out
+	s.stamp.Set(i, s.m.stamps)
 }
 
 // A node that had room in the model as read fills as replacements land
@@ -381,7 +249,7 @@ func requestKey(p *drain.Pod) (fitKey, bool) { return fitKeyOf(nil, p) }
 
 // filledFor is the nodes found full for p's request; nil when p cannot
 // be keyed.
-func (s *Sim) filledFor(p *drain.Pod) nodeSet {
+func (s *Sim) filledFor(p *drain.Pod) nodeset.Set {
 	k, ok := requestKey(p)
 	if !ok {
 		return nil
@@ -397,10 +265,10 @@ func (s *Sim) noteFull(p *drain.Pod, node string) {
 		return
 	}
 	if s.filled == nil {
-		s.filled = map[fitKey]nodeSet{}
+		s.filled = map[fitKey]nodeset.Set{}
 	}
 	f := s.filled[k]
-	f.set(i)
+	f.Add(i)
 	s.filled[k] = f
 }
 
@@ -408,7 +276,7 @@ func (s *Sim) noteFull(p *drain.Pod, node string) {
 func (s *Sim) unfill(node string) {
 	if i, ok := s.m.order[node]; ok {
 		for _, f := range s.filled {
-			f.clear(i)
+			f.Remove(i)
 		}
 	}
 }

@@ -135,23 +135,3 @@ spec: {unschedulable: true}`, draintest.Deployment("web", 1, "app: web", `      
 		t.Fatalf("drain %+v", r.Drain)
 	}
 }
-
-// A clone's stamps are its own, and a node never stamped reads 0 however
-// far its page is from the pages allocated.
-func TestStampsCloneApart(t *testing.T) {
-	var a stamps
-	a.set(3, 7)
-	a.set(200, 9)
-	b := a.clone()
-	b.set(3, 8)
-	b.set(4999, 1)
-	for _, c := range []struct {
-		st   stamps
-		i    int
-		want uint64
-	}{{a, 3, 7}, {a, 200, 9}, {a, 4999, 0}, {a, 64, 0}, {b, 3, 8}, {b, 200, 9}, {b, 4999, 1}, {b, 100000, 0}} {
-		if got := c.st.at(c.i); got != c.want {
-			t.Errorf("at(%d) = %d, want %d", c.i, got, c.want)
-		}
-	}
-}

@@ -7,6 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/placement/layered"
+	"github.com/drvcheck/drvcheck/internal/placement/nodeset"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
 
@@ -21,27 +23,27 @@ type Sim struct {
 	Quiet bool
 
 	m         *Model
-	fleet     *sched.Fleet                // the fleet replacements are placed in
-	at        layered[*drain.Pod, string] // where a moved pod is now ("" pending)
-	health    layered[*drain.Pod, bool]   // healthy, for pods whose health changed
-	gone      layered[*drain.Pod, bool]   // deleted for good (no controller)
-	arrived   layered[string, []*drain.Pod]
+	fleet     *sched.Fleet                    // the fleet replacements are placed in
+	at        layered.Map[*drain.Pod, string] // where a moved pod is now ("" pending)
+	health    layered.Map[*drain.Pod, bool]   // healthy, for pods whose health changed
+	gone      layered.Map[*drain.Pod, bool]   // deleted for good (no controller)
+	arrived   layered.Map[string, []*drain.Pod]
 	pending   []*drain.Pod // evicted pods whose replacement found no node
 	cordoned  map[string]bool
 	cursor    map[*sched.Placement]int
 	room      noRoom
-	failures  layered[noRoomKey, failure]
+	failures  layered.Map[noRoomKey, failure]
 	prune     int // prune failures when there are this many (noroom.go)
-	delta     layered[countKey, int]
-	usedDelta use                // what moved pods take, since the model
-	freed     nodeSet            // the nodes usedDelta leaves with less taken (roomy.go)
-	changed   nodeSet            // the nodes usedDelta takes more or less of
-	cordonSet nodeSet            // the nodes cordoned, in the same numbering
-	filled    map[fitKey]nodeSet // nodes found full, per request (roomy.go)
+	delta     layered.Map[countKey, int]
+	usedDelta use                    // what moved pods take, since the model
+	freed     nodeset.Set            // the nodes usedDelta leaves with less taken (roomy.go)
+	changed   nodeset.Set            // the nodes usedDelta takes more or less of
+	cordonSet nodeset.Set            // the nodes cordoned, in the same numbering
+	filled    map[fitKey]nodeset.Set // nodes found full, per request (roomy.go)
 	// stamp is, by the model's order, the number of the last change of
 	// what a node's pods take, unique across the model's Sims (unfit).
-	stamp   stamps
-	budgets layered[*drain.Budget, *budgetState] // a frozen state is copied before it changes (state)
+	stamp   nodeset.Stamps
+	budgets layered.Map[*drain.Budget, *budgetState] // a frozen state is copied before it changes (state)
 }
 
 // budgetState is a budget's numbers during a simulation. The disruption
@@ -67,16 +69,16 @@ func (m *Model) NewSim(f drain.Flags) *Sim {
 // Clone copies the simulation.
 func (s *Sim) Clone() *Sim {
 	c := *s
-	c.at, c.health, c.gone, c.arrived, c.budgets = s.at.clone(), s.health.clone(), s.gone.clone(), s.arrived.clone(), s.budgets.clone()
+	c.at, c.health, c.gone, c.arrived, c.budgets = s.at.Clone(), s.health.Clone(), s.gone.Clone(), s.arrived.Clone(), s.budgets.Clone()
 	c.pending = append([]*drain.Pod(nil), s.pending...)
-	c.cordoned, c.cursor, c.delta = maps.Clone(s.cordoned), maps.Clone(s.cursor), s.delta.clone()
+	c.cordoned, c.cursor, c.delta = maps.Clone(s.cordoned), maps.Clone(s.cursor), s.delta.Clone()
 	c.failures = s.cloneFailures()
 	c.usedDelta = s.usedDelta.clone()
-	c.freed, c.changed, c.cordonSet, c.stamp = slices.Clone(s.freed), slices.Clone(s.changed), slices.Clone(s.cordonSet), s.stamp.clone()
+	c.freed, c.changed, c.cordonSet, c.stamp = slices.Clone(s.freed), slices.Clone(s.changed), slices.Clone(s.cordonSet), s.stamp.Clone()
 	c.filled = nil
 	for k, f := range s.filled {
 		if c.filled == nil {
-			c.filled = map[fitKey]nodeSet{}
+			c.filled = map[fitKey]nodeset.Set{}
 		}
 		c.filled[k] = slices.Clone(f)
 	}
@@ -88,7 +90,7 @@ func (s *Sim) Model() *Model { return s.m }
 
 // NodeOf returns where p is now ("" when on no node).
 func (s *Sim) NodeOf(p *drain.Pod) string {
-	if n, ok := s.at.get(p); ok {
+	if n, ok := s.at.Get(p); ok {
 		return n
 	}
 	return p.Node
@@ -103,7 +105,7 @@ func (s *Sim) Cordon(node string) {
 	if !s.cordoned[node] {
 		s.room.cordons++
 		if i, ok := s.m.order[node]; ok {
-			s.cordonSet.set(i)
+			s.cordonSet.Add(i)
 		}
 	}
 	s.cordoned[node] = true
@@ -117,10 +119,10 @@ func (s *Sim) Cordoned(node string) bool { return s.cordoned[node] }
 func (s *Sim) PodsOn(node string) []*drain.Pod {
 	seen := map[*drain.Pod]bool{}
 	var out []*drain.Pod
-	arrived, _ := s.arrived.get(node)
+	arrived, _ := s.arrived.Get(node)
 	for _, list := range [][]*drain.Pod{s.m.PodsOn(node), arrived} {
 		for _, p := range list {
-			if gone, _ := s.gone.get(p); !seen[p] && !gone && s.NodeOf(p) == node {
+			if gone, _ := s.gone.Get(p); !seen[p] && !gone && s.NodeOf(p) == node {
 				seen[p] = true
 				out = append(out, p)
 			}
@@ -186,7 +188,7 @@ func (s *Sim) evict(p *drain.Pod) drain.Outcome {
 // candidate is p as the eviction API sees it now: a replacement that landed
 // is Running and Ready.
 func (s *Sim) candidate(p *drain.Pod) drain.Candidate {
-	if _, moved := s.at.get(p); moved {
+	if _, moved := s.at.Get(p); moved {
 		return drain.Candidate{Phase: corev1.PodRunning, Ready: true}
 	}
 	return p.Candidate()
@@ -200,7 +202,7 @@ func (s *Sim) replace(p *drain.Pod) drain.Eviction {
 	s.setHealthy(p, false)
 	s.move(p, "")
 	if p.Controller == "" || p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed {
-		s.gone.set(p, true)
+		s.gone.Set(p, true)
 		e.Gone = true
 		return e
 	}
@@ -245,20 +247,20 @@ func (s *Sim) move(p *drain.Pod, to string) {
 		s.noteUse(from)
 		s.unfill(from)
 	}
-	s.at.set(p, to)
+	s.at.Set(p, to)
 	if to != "" {
 		s.m.addCounts(&s.delta, p, to, 1)
 		s.usedDelta.add(to, p, 1)
 		// A frozen list is shared: capped at its length, the append
 		// copies it.
-		list, _ := s.arrived.get(to)
-		s.arrived.set(to, append(list[:len(list):len(list)], p))
+		list, _ := s.arrived.Get(to)
+		s.arrived.Set(to, append(list[:len(list):len(list)], p))
 		s.noteUse(to)
 	}
 }
 
 func (s *Sim) isHealthy(p *drain.Pod) bool {
-	if h, ok := s.health.get(p); ok {
+	if h, ok := s.health.Get(p); ok {
 		return h
 	}
 	return p.Healthy()
@@ -269,7 +271,7 @@ func (s *Sim) setHealthy(p *drain.Pod, h bool) {
 	if s.isHealthy(p) == h {
 		return
 	}
-	s.health.set(p, h)
+	s.health.Set(p, h)
 	d := int32(-1)
 	if h {
 		d = 1
@@ -280,17 +282,17 @@ func (s *Sim) setHealthy(p *drain.Pod, h bool) {
 }
 
 func (s *Sim) state(b *drain.Budget) *budgetState {
-	if bs, ok := s.budgets.own[b]; ok {
+	if bs, ok := s.budgets.Own(b); ok {
 		return bs
 	}
 	bs := s.stateNow(b) // a frozen state is shared with a clone
-	s.budgets.set(b, &bs)
+	s.budgets.Set(b, &bs)
 	return &bs
 }
 
 // stateNow is b's numbers now, to read.
 func (s *Sim) stateNow(b *drain.Budget) budgetState {
-	if bs, ok := s.budgets.get(b); ok {
+	if bs, ok := s.budgets.Get(b); ok {
 		return *bs
 	}
 	c := b.Count

@@ -1,12 +1,8 @@
 package placement
 
 import (
-	"fmt"
-
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/sched"
@@ -19,10 +15,11 @@ const (
 )
 
 // spreadTerm is one topologySpreadConstraint with whenUnsatisfiable
-// DoNotSchedule, parsed. The scheduler's plugin is not importable; this
-// follows the API's own account of the fields (k8s.io/api v0.37.2
-// core/v1/types.go:4919-5033) and the documentation ("Pod Topology Spread
-// Constraints", kubernetes.io/docs/concepts/scheduling-eviction):
+// DoNotSchedule (sched.SpreadTerm), with the groups whose pods it counts.
+// The scheduler's plugin is not importable; this follows the API's own
+// account of the fields (k8s.io/api v0.37.2 core/v1/types.go:4919-5033)
+// and the documentation ("Pod Topology Spread Constraints",
+// kubernetes.io/docs/concepts/scheduling-eviction):
 //   - a node without the topology key is rejected;
 //   - placing the pod on a node of domain d gives d's count of matching
 //     pods, plus one when the pod matches its own selector, minus the
@@ -41,52 +38,19 @@ const (
 // on nodes that pass the inclusion policies: the two differ only when a
 // domain mixes nodes the pod's affinity admits with nodes it does not.
 type spreadTerm struct {
-	key           string
-	maxSkew       int
-	minDomains    int
-	sel           labels.Selector
-	honorAffinity bool
-	honorTaints   bool
-	selfMatch     bool
+	sched.SpreadTerm
 	// groups are the groups its selector picks in the pod's namespace
 	// (buildSpread).
 	groups []*group
 }
 
-// parseSpread parses the DoNotSchedule constraints of spec for pods with
-// podLabels. An invalid selector is an error: the API server rejects it.
-func parseSpread(spec *corev1.PodSpec, podLabels map[string]string) ([]spreadTerm, error) {
+// spreadTerms are the spread terms of ts, not yet joined.
+func spreadTerms(ts []sched.SpreadTerm) []spreadTerm {
 	var out []spreadTerm
-	for i, c := range spec.TopologySpreadConstraints {
-		if c.WhenUnsatisfiable == corev1.ScheduleAnyway {
-			continue
-		}
-		sel, err := metav1.LabelSelectorAsSelector(c.LabelSelector)
-		if err != nil {
-			return nil, fmt.Errorf("topologySpreadConstraints[%d]: labelSelector: %w", i, err)
-		}
-		if c.LabelSelector == nil {
-			sel = labels.Nothing() // a nil selector matches no pod (metav1.LabelSelectorAsSelector)
-		}
-		for _, k := range c.MatchLabelKeys {
-			if v, ok := podLabels[k]; ok {
-				r, err := labels.NewRequirement(k, selection.In, []string{v})
-				if err != nil {
-					return nil, fmt.Errorf("topologySpreadConstraints[%d]: matchLabelKeys: %w", i, err)
-				}
-				sel = sel.Add(*r)
-			}
-		}
-		t := spreadTerm{key: c.TopologyKey, maxSkew: max(int(c.MaxSkew), 1), minDomains: 1, sel: sel,
-			honorAffinity: c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor,
-			honorTaints:   c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor,
-			selfMatch:     sel.Matches(labels.Set(podLabels))}
-		if c.MinDomains != nil {
-			t.minDomains = int(*c.MinDomains)
-		}
-		out = append(out, t)
+	for _, t := range ts {
+		out = append(out, spreadTerm{SpreadTerm: t})
 	}
-	return out, nil
+	return out
 }
 
 // buildSpread joins every spread term with the groups its selector picks
@@ -99,8 +63,8 @@ func (m *Model) buildSpread() {
 	for _, x := range m.groups {
 		for i := range x.spread {
 			t := &x.spread[i]
-			for _, y := range ix.Candidates(t.sel, x.ns) {
-				if t.sel.Matches(labels.Set(y.labels)) {
+			for _, y := range ix.Candidates(t.Selector, x.ns) {
+				if t.Selector.Matches(labels.Set(y.labels)) {
 					t.groups = append(t.groups, y)
 					y.counted = true
 				}
@@ -131,12 +95,12 @@ func (s *Sim) spreadFloors(p *drain.Pod, pl *sched.Placement, self *corev1.Node)
 	for i, t := range g.spread {
 		least, domains := -1, map[string]bool{}
 		for _, c := range pl.Classes {
-			if t.honorAffinity && !c.Matches || t.honorTaints && !c.Tolerated {
+			if t.HonorAffinity && !c.Matches || t.HonorTaints && !c.Tolerated {
 				continue
 			}
 			for _, n := range c.Class.Nodes {
-				v, ok := n.Labels[t.key]
-				if !ok || domains[v] || t.honorTaints && !tolerates && s.cordoned[n.Name] {
+				v, ok := n.Labels[t.Key]
+				if !ok || domains[v] || t.HonorTaints && !tolerates && s.cordoned[n.Name] {
 					continue
 				}
 				domains[v] = true
@@ -145,7 +109,7 @@ func (s *Sim) spreadFloors(p *drain.Pod, pl *sched.Placement, self *corev1.Node)
 				}
 			}
 		}
-		if len(domains) < t.minDomains || least < 0 {
+		if len(domains) < t.MinDomains || least < 0 {
 			least = 0
 		}
 		floors[i] = least
@@ -158,9 +122,9 @@ func (s *Sim) spreadFloors(p *drain.Pod, pl *sched.Placement, self *corev1.Node)
 func (s *Sim) spreadCount(t spreadTerm, v string, self *corev1.Node) int {
 	c := 0
 	for _, y := range t.groups {
-		c += s.count(countKey{y, t.key, v})
+		c += s.count(countKey{y, t.Key, v})
 	}
-	if self != nil && self.Labels[t.key] == v && t.selfMatch {
+	if self != nil && self.Labels[t.Key] == v && t.SelfMatch {
 		c-- // the pod being tested is one of them, and leaves
 	}
 	return c
@@ -169,15 +133,15 @@ func (s *Sim) spreadCount(t spreadTerm, v string, self *corev1.Node) int {
 // skewed says why the spread terms reject n for p ("" when none does).
 func (s *Sim) skewed(p *drain.Pod, n *corev1.Node, floors spreadFloor, self *corev1.Node) string {
 	for i, t := range groupOf(p).spread[:len(floors)] {
-		v, ok := n.Labels[t.key]
+		v, ok := n.Labels[t.Key]
 		if !ok {
 			return ReasonSpreadLabel
 		}
 		self1 := 0
-		if t.selfMatch {
+		if t.SelfMatch {
 			self1 = 1
 		}
-		if s.spreadCount(t, v, self)+self1-floors[i] > t.maxSkew {
+		if s.spreadCount(t, v, self)+self1-floors[i] > t.MaxSkew {
 			return ReasonSpread
 		}
 	}

@@ -28,7 +28,7 @@ func (s *Sim) Uncordon(node string) []drain.Eviction {
 	before := s.room
 	delete(s.cordoned, node)
 	if i, ok := s.m.order[node]; ok {
-		s.cordonSet.clear(i)
+		s.cordonSet.Remove(i)
 	}
 	s.room.freed++
 	var landed []drain.Eviction

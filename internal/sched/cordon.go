@@ -24,3 +24,26 @@ func (p *Placement) EligibleByName() []*corev1.Node {
 	slices.SortFunc(out, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
+
+// Uncordoned copies nodes with spec.unschedulable cleared, and the taint
+// the node lifecycle controller adds for it: a node cordoned in the files
+// still holds the pods it ran before its cordon, placed as if uncordoned.
+func Uncordoned(nodes []*corev1.Node) []*corev1.Node {
+	out := make([]*corev1.Node, len(nodes))
+	for i, n := range nodes {
+		if !n.Spec.Unschedulable {
+			out[i] = n
+			continue
+		}
+		c := *n
+		c.Spec.Unschedulable = false
+		c.Spec.Taints = nil
+		for _, t := range n.Spec.Taints {
+			if t.Key != corev1.TaintNodeUnschedulable {
+				c.Spec.Taints = append(c.Spec.Taints, t)
+			}
+		}
+		out[i] = &c
+	}
+	return out
+}

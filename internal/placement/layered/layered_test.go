@@ -1,4 +1,4 @@
-package placement
+package layered
 
 import (
 	"maps"
@@ -12,7 +12,7 @@ import (
 func TestLayeredActsAsCopies(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	type side struct {
-		l    layered[int, int]
+		l    Map[int, int]
 		want map[int]int
 	}
 	main := &side{want: map[int]int{}}
@@ -21,13 +21,13 @@ func TestLayeredActsAsCopies(t *testing.T) {
 		k, v := r.IntN(3000), step
 		switch {
 		case r.IntN(50) == 0: // clone the main map; it and the clone go on apart
-			clones = append(clones, &side{l: main.l.clone(), want: maps.Clone(main.want)})
+			clones = append(clones, &side{l: main.l.Clone(), want: maps.Clone(main.want)})
 		case len(clones) > 0 && r.IntN(4) == 0:
 			c := clones[r.IntN(len(clones))]
-			c.l.set(k, v)
+			c.l.Set(k, v)
 			c.want[k] = v
 		default:
-			main.l.set(k, v)
+			main.l.Set(k, v)
 			main.want[k] = v
 		}
 	}
@@ -36,7 +36,7 @@ func TestLayeredActsAsCopies(t *testing.T) {
 	}
 	for i, s := range append(clones, main) {
 		for k := range 3000 {
-			got, ok := s.l.get(k)
+			got, ok := s.l.Get(k)
 			want, wok := s.want[k]
 			if ok != wok || got != want {
 				t.Fatalf("map %d, key %d: got %d %v, want %d %v", i, k, got, ok, want, wok)
