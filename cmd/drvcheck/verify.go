@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 
 	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/policy"
@@ -18,7 +19,7 @@ func verifyCmd(*options) runFunc {
 			return err
 		}
 		opt := o.runnerConfig(nil).PolicyOptions()
-		opt.Policies = append(dirs, o.Policy...)
+		opt.Policies = append(slices.Clone(dirs), o.Policy...)
 		results, err := policy.Verify(ctx, opt)
 		if err != nil {
 			return err
