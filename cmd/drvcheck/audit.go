@@ -14,9 +14,7 @@ import (
 	"github.com/drvcheck/drvcheck/policy"
 )
 
-// auditCmd lists the GPU nodes whose driver image is missing.
-func auditCmd(*options) runFunc { return runAudit }
-
+// runAudit lists the GPU nodes whose driver image is missing.
 func runAudit(ctx context.Context, o *options, paths []string) error {
 	read := o.reader(ctx, paths, cluster.Nodes, cluster.ClusterPolicies, cluster.NVIDIADrivers, cluster.Deployments)
 	res, err := runner.Run(ctx, o.runnerConfig(paths), read)

@@ -17,7 +17,14 @@ type command struct {
 	nargs               arity
 	baseline            bool // reads --baseline before the run
 	noConfig            bool // parses the command line alone: no config file
-	setup               func(o *options) runFunc
+	// run is the command's work; setup, for a command with flags of its
+	// own, registers them and returns it.
+	run   runFunc
+	setup func(o *options) runFunc
+	// examples end the command's help; those over testdata/ run from the
+	// repository's root in TestHelpExamplesRun, the others read a cluster
+	// or a user's files.
+	examples [2]string
 }
 
 // runFunc is a command's own work, once its flags are parsed.
@@ -69,42 +76,58 @@ func init() {
 	commands = []command{
 		{name: "check", args: "[PATH...]", summary: "evaluate every rule over manifests in files and folders",
 			groups: []group{ruleFlags, reportFlags, inputFlags, clusterFlags}, baseline: true,
-			nargs: arity{min: 1, max: -1, why: "no PATH given (use - for standard input)"}, setup: checkCmd},
+			nargs: arity{min: 1, max: -1, why: "no PATH given (use - for standard input)"}, setup: checkCmd,
+			examples: [2]string{"drvcheck check testdata/lab --matrix testdata/lab/support-matrix.csv", "drvcheck check k8s/ --nodes .drvcheck/nodes.yaml --diff-base origin/main -o sarif"}},
 		{name: "scan", summary: "evaluate every rule over the live cluster (read-only)",
 			groups: []group{ruleFlags, reportFlags, clusterFlags}, baseline: true,
-			nargs: arity{why: "reads the live cluster and takes no PATH; use check for manifests"}, setup: scanCmd},
+			nargs: arity{why: "reads the live cluster and takes no PATH; use check for manifests"}, run: runScan,
+			examples: [2]string{"drvcheck scan --matrix support-matrix.csv", "drvcheck scan --registry nvcr.io/nvidia/driver -o json --report sarif=drvcheck.sarif"}},
 		{name: "tag", args: "NODE [PATH...]", summary: "print the precompiled driver image tag NODE needs",
-			groups: []group{ruleFlags, clusterFlags}, nargs: arity{min: 1, max: -1, why: "no NODE given"}, setup: tagCmd},
+			groups: []group{ruleFlags, clusterFlags}, nargs: arity{min: 1, max: -1, why: "no NODE given"}, setup: tagCmd,
+			examples: [2]string{"drvcheck tag lab-node-1 testdata/lab", "drvcheck tag lab-node-0 testdata/lab --check --matrix testdata/lab/support-matrix.csv"}},
 		{name: "audit", args: "[PATH...]", summary: "list GPU nodes whose driver image is missing (needs --matrix or --registry)",
-			groups: []group{ruleFlags, clusterFlags}, nargs: anyArgs, setup: auditCmd},
+			groups: []group{ruleFlags, clusterFlags}, nargs: anyArgs, run: runAudit,
+			examples: [2]string{"drvcheck audit testdata/lab --matrix testdata/lab/support-matrix.csv", "drvcheck audit --registry nvcr.io/nvidia/driver --context prod"}},
 		{name: "plan", args: "NODE --driver V [PATH...]", summary: "the driver upgrade of NODE as ordered steps; --all simulates the fleet",
-			groups: []group{ruleFlags, clusterFlags}, nargs: anyArgs, setup: planCmd},
+			groups: []group{ruleFlags, clusterFlags}, nargs: anyArgs, setup: planCmd,
+			examples: [2]string{"drvcheck plan lab-node-1 --driver 550.90.07 testdata/lab --matrix testdata/lab/support-matrix.csv", "drvcheck plan --all --driver 570.86.15 testdata/operator/rollout --matrix testdata/lab/support-matrix.csv"}},
 		{name: "diff", args: "OLD NEW [PATH...] | --diff-base REF [PATH...]", summary: "what an operator configuration change does: no-op, restart-only or full rollout, and its rollout",
-			groups: []group{ruleFlags}, nargs: anyArgs, setup: diffCmd},
+			groups: []group{ruleFlags}, nargs: anyArgs, setup: diffCmd,
+			examples: [2]string{"drvcheck diff testdata/operator/change/base.yaml testdata/operator/change/labels.yaml testdata/operator/change/nodes.yaml --matrix testdata/operator/change/images.csv", "drvcheck diff --diff-base origin/main clusters/prod"}},
 		{name: "status", args: "[PATH...]", summary: "one row per GPU node: driver, tag, image, upgrade state, cordon, stall",
-			groups: []group{ruleFlags, clusterFlags}, nargs: anyArgs, setup: statusCmd},
+			groups: []group{ruleFlags, clusterFlags}, nargs: anyArgs, run: runStatus,
+			examples: [2]string{"drvcheck status testdata/lab --matrix testdata/lab/support-matrix.csv", "drvcheck status --context prod -o json"}},
 		{name: "verify", args: "[DIR...]", summary: "run the Rego unit tests (*_test.rego) of the built-in and your policies",
-			groups: []group{rulesOnlyFlags}, nargs: anyArgs, setup: verifyCmd},
+			groups: []group{rulesOnlyFlags}, nargs: anyArgs, run: runVerify,
+			examples: [2]string{"drvcheck verify", "drvcheck verify testdata/policies/acme"}},
 		{name: "rules", summary: "list every rule, built-in and --policy, from its meta (-o markdown is docs/rules.md)",
-			groups: []group{rulesOnlyFlags}, nargs: arity{why: "takes no argument"}, setup: rulesCmd},
+			groups: []group{rulesOnlyFlags}, nargs: arity{why: "takes no argument"}, run: runRules,
+			examples: [2]string{"drvcheck rules", "drvcheck rules --policy testdata/policies/acme -o markdown"}},
 		{name: "input", args: "[PATH...]", summary: "print the input document the rules read, as JSON (live cluster without PATH)",
-			groups: []group{ruleFlags, clusterFlags}, nargs: anyArgs, setup: inputCmd},
+			groups: []group{ruleFlags, clusterFlags}, nargs: anyArgs, run: runInput,
+			examples: [2]string{"drvcheck input testdata/lab", "drvcheck input testdata/lab --policy testdata/policies/acme"}},
 		{name: "snapshot", args: "nodes [PATH...]", summary: "write the nodes (labels, taints, allocatable, conditions) for check --nodes",
-			groups: []group{loadingFlags, clusterFlags}, nargs: arity{min: 1, max: -1, why: snapshotWhy}, setup: snapshotCmd},
+			groups: []group{loadingFlags, clusterFlags}, nargs: arity{min: 1, max: -1, why: snapshotWhy}, setup: snapshotCmd,
+			examples: [2]string{"drvcheck snapshot nodes --file .drvcheck/nodes.yaml", "drvcheck snapshot nodes testdata/lab --gpu-only"}},
 		{name: "version", summary: "print the version, commit and OPA version (also --version)",
-			noConfig: true, nargs: arity{why: "takes no argument"}, setup: versionCmd},
+			noConfig: true, nargs: arity{why: "takes no argument"}, run: runVersion,
+			examples: [2]string{"drvcheck version", "drvcheck --version"}},
 		{name: "completion", args: "bash|zsh|fish", summary: "print the shell completion script",
-			noConfig: true, nargs: arity{min: 1, max: 1, why: "want one shell: bash, zsh or fish"}, setup: completionCmd},
+			noConfig: true, nargs: arity{min: 1, max: 1, why: "want one shell: bash, zsh or fish"}, run: runCompletion,
+			examples: [2]string{"source <(drvcheck completion bash)", "drvcheck completion fish | source"}},
 	}
 }
 
 // exec runs c with the command line args (without the command's name).
 func (c command) exec(ctx context.Context, e *env, args []string) error {
-	o := newOptions(e, c.name, c.args)
+	o := newOptions(e, c)
 	for _, g := range c.groups {
 		g(o)
 	}
-	run := c.setup(o)
+	run := c.run
+	if c.setup != nil {
+		run = c.setup(o)
+	}
 	parse := o.parse
 	if c.noConfig {
 		parse = o.parseFlags

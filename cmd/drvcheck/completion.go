@@ -14,10 +14,8 @@ import (
 
 // runCompletion prints a completion script for bash, zsh or fish: the
 // commands and each command's flags, read from the commands themselves.
-func completionCmd(*options) runFunc {
-	return func(ctx context.Context, o *options, args []string) error {
-		return render.Completion(o.env.stdout, args[0], commandFlags(ctx), flagValues())
-	}
+func runCompletion(ctx context.Context, o *options, args []string) error {
+	return render.Completion(o.env.stdout, args[0], commandFlags(ctx), flagValues())
 }
 
 // flagValues are the words a flag's value may be, from where each is

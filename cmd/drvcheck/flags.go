@@ -57,8 +57,8 @@ type options struct {
 
 // newOptions has no flag but --help, --profile and the run's bounds; the
 // command's groups and its setup bind the rest.
-func newOptions(e *env, name, args string) *options {
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+func newOptions(e *env, c command) *options {
+	fs := pflag.NewFlagSet(c.name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
 	stderr := e.stderr
@@ -69,7 +69,7 @@ func newOptions(e *env, name, args string) *options {
 	}
 	o.Loading, o.Registry, o.Rules, _, o.Output = config.Defaults()
 	o.Run = config.Run{Deadline: config.Duration(config.DefaultDeadline)}
-	fs.Usage = func() { o.usage(stderr, name, args) }
+	fs.Usage = func() { o.usage(stderr, c) }
 	o.bind(&o.Run) // every command is bounded
 	return o
 }

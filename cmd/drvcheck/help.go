@@ -36,8 +36,9 @@ func flagGroups() []struct {
 }
 
 // usage prints a command's flags in groups, then two examples.
-func (o *options) usage(w io.Writer, name, args string) {
-	fmt.Fprintf(w, "Usage: drvcheck %s %s\n", name, args)
+func (o *options) usage(w io.Writer, c command) {
+	name := c.name
+	fmt.Fprintf(w, "Usage: drvcheck %s %s\n", name, c.args)
 	grouped := map[string]bool{}
 	var sections []struct {
 		title string
@@ -78,29 +79,8 @@ func (o *options) usage(w io.Writer, name, args string) {
 		s.set.SortFlags = false
 		fmt.Fprintf(w, "\n%s:\n%s", s.title, s.set.FlagUsages())
 	}
-	if ex := examples[name]; len(ex) > 0 {
-		fmt.Fprintln(w, "\nExamples:")
-		for _, e := range ex {
-			fmt.Fprintf(w, "  %s\n", e)
-		}
+	fmt.Fprintln(w, "\nExamples:")
+	for _, e := range c.examples {
+		fmt.Fprintf(w, "  %s\n", e)
 	}
-}
-
-// examples are two command lines per command; those over testdata/ run
-// from the repository's root in TestHelpExamplesRun, the others read a
-// cluster or a user's files.
-var examples = map[string][]string{
-	"check":      {"drvcheck check testdata/lab --matrix testdata/lab/support-matrix.csv", "drvcheck check k8s/ --nodes .drvcheck/nodes.yaml --diff-base origin/main -o sarif"},
-	"scan":       {"drvcheck scan --matrix support-matrix.csv", "drvcheck scan --registry nvcr.io/nvidia/driver -o json --report sarif=drvcheck.sarif"},
-	"tag":        {"drvcheck tag lab-node-1 testdata/lab", "drvcheck tag lab-node-0 testdata/lab --check --matrix testdata/lab/support-matrix.csv"},
-	"audit":      {"drvcheck audit testdata/lab --matrix testdata/lab/support-matrix.csv", "drvcheck audit --registry nvcr.io/nvidia/driver --context prod"},
-	"diff":       {"drvcheck diff testdata/operator/change/base.yaml testdata/operator/change/labels.yaml testdata/operator/change/nodes.yaml --matrix testdata/operator/change/images.csv", "drvcheck diff --diff-base origin/main clusters/prod"},
-	"plan":       {"drvcheck plan lab-node-1 --driver 550.90.07 testdata/lab --matrix testdata/lab/support-matrix.csv", "drvcheck plan --all --driver 570.86.15 testdata/operator/rollout --matrix testdata/lab/support-matrix.csv"},
-	"status":     {"drvcheck status testdata/lab --matrix testdata/lab/support-matrix.csv", "drvcheck status --context prod -o json"},
-	"verify":     {"drvcheck verify", "drvcheck verify testdata/policies/acme"},
-	"rules":      {"drvcheck rules", "drvcheck rules --policy testdata/policies/acme -o markdown"},
-	"input":      {"drvcheck input testdata/lab", "drvcheck input testdata/lab --policy testdata/policies/acme"},
-	"snapshot":   {"drvcheck snapshot nodes --file .drvcheck/nodes.yaml", "drvcheck snapshot nodes testdata/lab --gpu-only"},
-	"version":    {"drvcheck version", "drvcheck --version"},
-	"completion": {"source <(drvcheck completion bash)", "drvcheck completion fish | source"},
 }

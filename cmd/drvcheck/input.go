@@ -7,15 +7,13 @@ import (
 	"github.com/drvcheck/drvcheck/internal/runner"
 )
 
-// inputCmd prints the input document the rules would read, as conftest
+// runInput prints the input document the rules would read, as conftest
 // parse does: from the manifests under PATH, or from the live cluster
 // without PATH. Users write their rules against what it shows.
-func inputCmd(*options) runFunc {
-	return func(ctx context.Context, o *options, paths []string) error {
-		doc, err := runner.Document(ctx, o.runnerConfig(paths), o.reader(ctx, paths))
-		if err != nil {
-			return err
-		}
-		return render.Input(o.env.stdout, doc)
+func runInput(ctx context.Context, o *options, paths []string) error {
+	doc, err := runner.Document(ctx, o.runnerConfig(paths), o.reader(ctx, paths))
+	if err != nil {
+		return err
 	}
+	return render.Input(o.env.stdout, doc)
 }

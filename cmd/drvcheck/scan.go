@@ -6,10 +6,8 @@ import (
 	"github.com/drvcheck/drvcheck/internal/runner"
 )
 
-// scanCmd evaluates every rule over the live cluster, read-only.
-func scanCmd(*options) runFunc {
-	return func(ctx context.Context, o *options, _ []string) error {
-		res, err := runner.Run(ctx, o.runnerConfig(nil), runner.Live(ctx, o.clusterOptions()))
-		return o.conclude(ctx, res, err)
-	}
+// runScan evaluates every rule over the live cluster, read-only.
+func runScan(ctx context.Context, o *options, _ []string) error {
+	res, err := runner.Run(ctx, o.runnerConfig(nil), runner.Live(ctx, o.clusterOptions()))
+	return o.conclude(ctx, res, err)
 }

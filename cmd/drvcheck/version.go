@@ -14,11 +14,9 @@ var (
 	commit  = ""
 )
 
-func versionCmd(*options) runFunc {
-	return func(_ context.Context, o *options, _ []string) error {
-		v, c := buildVersion()
-		return render.Version(o.env.stdout, v, c, opaversion.Version)
-	}
+func runVersion(_ context.Context, o *options, _ []string) error {
+	v, c := buildVersion()
+	return render.Version(o.env.stdout, v, c, opaversion.Version)
 }
 
 func buildVersion() (v, c string) {
