@@ -33,7 +33,7 @@ test_drain_required_names_the_budget if {
 test_upgrade_failed_is_an_error if {
 	some f in drv030.findings with input as {"nodes": [node("n", "upgrade-failed")], "drain": {"n": no_drain}}
 	f.severity == "error"
-	startswith(f.message, "n is in upgrade-failed and failed and is not retried")
+	startswith(f.message, "n is in upgrade-failed and failed: it moves on by itself once its driver pod is in sync and Ready")
 }
 
 test_wait_for_jobs_is_a_state if {

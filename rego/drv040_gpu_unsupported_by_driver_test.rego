@@ -54,3 +54,15 @@ test_field_points_at_the_compute_label if {
 	f.field == "/metadata/labels/nvidia.com~1gpu.compute.major"
 	f.rule == "DRV040"
 }
+
+# GFD v0.20.0 labels Rubin gpu.family=rubin for compute major 13
+# (k8s-device-plugin 1b826acc internal/lm/resource.go, #1909). No source
+# drvcheck holds says which drivers support it: unknown, never judged,
+# whatever the driver.
+# (The product name is made up: no public label dump of a Rubin node was found.)
+rubin := {"nvidia.com/gpu.product": "NVIDIA-Rubin", "nvidia.com/gpu.family": "rubin", "nvidia.com/gpu.compute.major": "13", "nvidia.com/gpu.compute.minor": "0"}
+
+test_rubin_is_not_judged if {
+	messages([node("r", rubin, "470.256.02")]) == set()
+	messages([node("r", rubin, "595")]) == set()
+}

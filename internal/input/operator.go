@@ -18,6 +18,8 @@ func operatorEntry(p *operator.Profile, facts *nodefacts.Set, cat *catalog.Catal
 	}
 	drivers := make([]any, 0, len(p.Drivers))
 	for _, d := range p.Drivers {
+		gds, hasGDS := auxOf(d, operator.AuxGDS)
+		_, hasGDRCopy := auxOf(d, operator.AuxGDRCopy)
 		drivers = append(drivers, map[string]any{
 			"object":             docval.Ref(d.Object.Kind, "", d.Object.Name),
 			"owner":              d.Owner(),
@@ -37,7 +39,9 @@ func operatorEntry(p *operator.Profile, facts *nodefacts.Set, cat *catalog.Catal
 			"kernel_module_type":      d.KernelModuleType,
 			"use_open_kernel_modules": d.UseOpenKernelModules,
 			"rdma":                    d.RDMA,
-			"gds_version":             gdsVersion(d),
+			"gds_version":             gds.Version,
+			"gds":                     hasGDS,
+			"gdrcopy":                 hasGDRCopy,
 		})
 	}
 	osTags := managedOSTags(facts)
@@ -53,14 +57,15 @@ func operatorEntry(p *operator.Profile, facts *nodefacts.Set, cat *catalog.Catal
 	}
 }
 
-// gdsVersion is the version of the driver's GDS image when GDS is on.
-func gdsVersion(d operator.Driver) string {
+// auxOf is the driver pod's image named, when it runs it: GDS and
+// GDRCopy only when enabled.
+func auxOf(d operator.Driver, name string) (operator.Aux, bool) {
 	for _, a := range d.Aux {
-		if a.Name == operator.AuxGDS {
-			return a.Version
+		if a.Name == name {
+			return a, true
 		}
 	}
-	return ""
+	return operator.Aux{}, false
 }
 
 // listedOSTags are the OS tags of tags for which some source holds an

@@ -39,3 +39,8 @@ test_use_open_kernel_modules_before_v25_3 if {
 	lib.kernel_module_type({"use_open_kernel_modules": true}) == "open" with input as {"operator": {"operator_version": "v24.9.2"}}
 	lib.kernel_module_type({"use_open_kernel_modules": true}) == "auto" with input as {"operator": {"operator_version": "v26.7.0"}}
 }
+
+# Rubin (compute 13.x, GFD v0.20.0's gpu.family=rubin) has no row yet.
+test_rubin_has_no_architecture if {
+	not lib.gpu_architecture({"labels": {"nvidia.com/gpu.compute.major": "13", "nvidia.com/gpu.compute.minor": "0", "nvidia.com/gpu.family": "rubin"}})
+}
