@@ -54,7 +54,26 @@ func operatorEntry(p *operator.Profile, facts *nodefacts.Set, cat *catalog.Catal
 		"drivers":               drivers,
 		"os_tags":               docval.Strings(osTags),
 		"listed_os_tags":        docval.Strings(listedOSTags(osTags, cat)),
+		"cluster_policy":        declared(p.ClusterPolicy),
+		"gpu_clusters":          declaredList(p.GPUClusters),
 	}
+}
+
+// declared is one of the operator's objects and where the inputs declare
+// it, or nil.
+func declared(d *operator.Declared) any {
+	if d == nil {
+		return nil
+	}
+	return map[string]any{"name": d.Name.String(), "object": docval.Ref(d.Where.Kind, d.Where.Namespace, d.Where.Name)}
+}
+
+func declaredList(ds []operator.Declared) []any {
+	out := make([]any, len(ds))
+	for i := range ds {
+		out[i] = declared(&ds[i])
+	}
+	return out
 }
 
 // auxOf is the driver pod's image named, when it runs it: GDS and

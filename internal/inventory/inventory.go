@@ -28,6 +28,7 @@ type Inventory struct {
 	// The GPU Operator's configuration, when among the inputs.
 	ClusterPolicies []*operator.ClusterPolicy
 	NVIDIADrivers   []*operator.NVIDIADriver
+	GPUClusters     []*operator.GPUCluster
 	// ResourceClaims are the DRA claims pods hold: a pod with an allocated
 	// gpu.nvidia.com device is a GPU pod to the GPU Operator.
 	ResourceClaims []*resourcev1.ResourceClaim

@@ -84,6 +84,8 @@ var Kinds = []*Kind{
 		Custom: true, typed: clusterPolicyKind},
 	{Name: "NVIDIADriver", Group: operator.Group, Version: operator.NVIDIADriverVersion, Resource: "nvidiadrivers",
 		Custom: true, typed: nvidiaDriverKind},
+	{Name: "GPUCluster", Group: operator.Group, Version: operator.GPUClusterVersion, Resource: "gpuclusters",
+		Custom: true, typed: gpuClusterKind},
 
 	// GPU workloads: their templates are checked for scheduling as any
 	// pod template is; their pods are not modelled for budgets.
@@ -198,4 +200,5 @@ var (
 		})
 	clusterPolicyKind = typedOf(func(inv *Inventory) *[]*operator.ClusterPolicy { return &inv.ClusterPolicies }, nil)
 	nvidiaDriverKind  = typedOf(func(inv *Inventory) *[]*operator.NVIDIADriver { return &inv.NVIDIADrivers }, nil)
+	gpuClusterKind    = typedOf(func(inv *Inventory) *[]*operator.GPUCluster { return &inv.GPUClusters }, nil)
 )

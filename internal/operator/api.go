@@ -8,7 +8,16 @@ const (
 	Group                = "nvidia.com"
 	ClusterPolicyVersion = "v1"
 	NVIDIADriverVersion  = "v1alpha1"
+	GPUClusterVersion    = "v1alpha1"
 )
+
+// GPUCluster is nvidia.com/v1alpha1 GPUCluster, the DRA stack's
+// configuration (api/nvidia/v1alpha1/gpucluster_types.go at v26.7.0). Only
+// its being there matters: it may not exist beside a ClusterPolicy.
+type GPUCluster struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+}
 
 // ClusterPolicy is nvidia.com/v1 ClusterPolicy, its driver part.
 type ClusterPolicy struct {

@@ -33,6 +33,12 @@ type Profile struct {
 	chartVersion  string // the chart version a GitOps object pins
 	// Notes are what the run should say about the profile's sources.
 	Notes []string
+	// ClusterPolicy is the ClusterPolicy the profile is read from, nil
+	// when only flags or NVIDIADrivers give it; GPUClusters are the
+	// GPUClusters the inputs declare, which may not exist beside it
+	// (stacks.go).
+	ClusterPolicy *Declared
+	GPUClusters   []Declared
 	// clusterUpgrade: before v26.7 the ClusterPolicy's upgradePolicy rolls
 	// the NVIDIADriver nodes too, as one scope; its hostPaths.rootFS is
 	// their host root (HostRoot).
@@ -67,6 +73,8 @@ type Objects struct {
 	// Installs are the GitOps objects that install the gpu-operator
 	// chart from a chart repository, in read order.
 	Installs []Install
+	// GPUClusters are the GPUCluster objects among the inputs.
+	GPUClusters []Declared
 }
 
 // Install is the gpu-operator chart as a GitOps object installs it: its
@@ -110,6 +118,7 @@ func Build(f Flags, objs Objects) (*Profile, error) {
 	if err := p.setVersion(f, objs); err != nil {
 		return nil, err
 	}
+	p.GPUClusters = append(p.GPUClusters, objs.GPUClusters...)
 	p.fromChartDefaults()
 	p.fromEnvironment(objs.DriverImages)
 	p.scopeUpgrades()
@@ -143,7 +152,8 @@ func clusterPolicyProfile(cp *ClusterPolicy) *Profile {
 		Upgrade:          PolicyOf(s.UpgradePolicy, "ClusterPolicy/"+cp.Name+" spec.driver.upgradePolicy", false),
 		Aux:              auxOf("spec.", s.Manager, cp.Spec.GDS, cp.Spec.GDRCopy),
 		KernelModuleType: s.KernelModuleType, UseOpenKernelModules: isTrue(s.UseOpenKernelModules), RDMA: s.RDMA != nil && isTrue(s.RDMA.Enabled), Spec: cp.Raw}
-	return &Profile{Mode: ModeClusterPolicy, Drivers: []Driver{d}, From: fromAll(d.Owner())}
+	declared := ItSelf(d.Object)
+	return &Profile{Mode: ModeClusterPolicy, Drivers: []Driver{d}, From: fromAll(d.Owner()), ClusterPolicy: &declared}
 }
 
 func nvidiaDriverProfile(crs []*NVIDIADriver, cps []*ClusterPolicy) (*Profile, error) {
@@ -168,6 +178,10 @@ func nvidiaDriverProfile(crs []*NVIDIADriver, cps []*ClusterPolicy) (*Profile, e
 			KernelModuleType: s.KernelModuleType, UseOpenKernelModules: isTrue(s.UseOpenKernelModules), RDMA: s.RDMA != nil && isTrue(s.RDMA.Enabled), Spec: cr.Raw})
 	}
 	p.clusterUpgrade = cps
+	if len(cps) > 0 {
+		declared := ItSelf(object.Ref{Kind: "ClusterPolicy", Name: cps[0].Name})
+		p.ClusterPolicy = &declared
+	}
 	return p, nil
 }
 

@@ -15,6 +15,13 @@ type values struct {
 	Operator struct {
 		Version string `json:"version"`
 	} `json:"operator"`
+	// deployCR, read by the templates' {{ if }} (stacks.go).
+	ClusterPolicy struct {
+		DeployCR any `json:"deployCR"`
+	} `json:"clusterPolicy"`
+	GPUCluster struct {
+		DeployCR any `json:"deployCR"`
+	} `json:"gpuCluster"`
 	GDS     *AuxSpec `json:"gds"`
 	GDRCopy *AuxSpec `json:"gdrcopy"`
 	Driver  struct {
@@ -99,6 +106,7 @@ func fromValueMap(m map[string]any, src object.Ref, where string) (*Profile, err
 		d.Image = chartImage
 	}
 	p := &Profile{Mode: ModeClusterPolicy, From: fromAll(d.Owner()), valuesVersion: v.Operator.Version}
+	p.ClusterPolicy, p.GPUClusters = chartStacks(v, src)
 	if crd := v.Driver.NvidiaDriverCRD; isTrue(crd.Enabled) {
 		p.Mode = ModeNVIDIADriver
 		d.Default = crd.DeployDefaultCR == nil || *crd.DeployDefaultCR

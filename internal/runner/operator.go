@@ -5,6 +5,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
+	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/internal/operator"
 )
 
@@ -19,6 +20,9 @@ func (cfg Config) operatorFlags() operator.Flags {
 // Deployments' images (the operator's own names its release).
 func operatorObjects(inv *inventory.Inventory) operator.Objects {
 	objs := operator.Objects{ClusterPolicies: inv.ClusterPolicies, NVIDIADrivers: inv.NVIDIADrivers}
+	for _, g := range inv.GPUClusters {
+		objs.GPUClusters = append(objs.GPUClusters, operator.ItSelf(object.Ref{Kind: "GPUCluster", Name: g.Name}))
+	}
 	for _, i := range inv.OperatorInstalls {
 		objs.Installs = append(objs.Installs, operator.Install{From: i.From.Ref(), Version: i.Version, Values: i.Values})
 	}

@@ -1,0 +1,40 @@
+package operator
+
+import (
+	"testing"
+
+	"github.com/drvcheck/drvcheck/internal/object"
+)
+
+// The chart's values declare a ClusterPolicy unless clusterPolicy.deployCR
+// is false, and a GPUCluster when gpuCluster.deployCR is true
+// (deployments/gpu-operator/values.yaml:563-576 at v26.7.0), each read by
+// a template's {{ if }}: the string "false" is true there.
+func TestChartStacks(t *testing.T) {
+	src := object.Ref{Kind: "HelmRelease", Namespace: "gpu-operator", Name: "gpu-operator"}
+	for _, c := range []struct {
+		name        string
+		values      map[string]any
+		clusterPol  bool
+		gpuClusters int
+	}{
+		{"defaults", map[string]any{}, true, 0},
+		{"dra forgotten half", map[string]any{"gpuCluster": map[string]any{"deployCR": true}}, true, 1},
+		{"dra as the values say", map[string]any{"gpuCluster": map[string]any{"deployCR": true}, "clusterPolicy": map[string]any{"deployCR": false}}, false, 1},
+		{"a quoted false is true", map[string]any{"gpuCluster": map[string]any{"deployCR": "false"}}, true, 1},
+		{"an empty string is false", map[string]any{"clusterPolicy": map[string]any{"deployCR": ""}}, false, 0},
+	} {
+		p, err := fromValueMap(c.values, src, "values")
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if (p.ClusterPolicy != nil) != c.clusterPol || len(p.GPUClusters) != c.gpuClusters {
+			t.Errorf("%s: ClusterPolicy %v, GPUClusters %v", c.name, p.ClusterPolicy, p.GPUClusters)
+		}
+		for _, g := range p.GPUClusters {
+			if g.Name != chartGPUCluster || g.Where != src {
+				t.Errorf("%s: %+v, want GPUCluster/gpu-cluster declared by %s", c.name, g, src)
+			}
+		}
+	}
+}
