@@ -9,7 +9,7 @@ meta := {
 	"id": "DRV001",
 	"title": "missing-driver-image",
 	"severity": "error",
-	"help": "The GPU Operator pulls <driver-branch>-<kernel>-<os-tag> for this node (with an operator profile: exactly the image its ClusterPolicy or NVIDIADriver composes, e.g. <version>-<os-tag> when not precompiled). The tag is in no configured support matrix or registry, so the driver Pod on this node would fail with ImagePullBackOff. Build and push the image (or add the row) before the node or its kernel rolls out.",
+	"help": "The GPU Operator pulls <driver-branch>-<kernel>-<os-tag> for this node (with an operator profile: exactly the image its ClusterPolicy or NVIDIADriver composes, e.g. <version>-<os-tag> when not precompiled). The tag is in no configured support matrix or registry, so the driver Pod on this node would fail with ImagePullBackOff. Build and push the image (or add the row) before the node or its kernel rolls out. Where the image is NVIDIA's public one, its build matrix (rego/data/precompiled.json) tells a tag NVIDIA never builds (an OS, branch, kernel series or flavour it does not build for) from one not published yet, and an arm64 node whose tag exists for amd64 only (one multi-arch index per tag): then change the configuration (usePrecompiled: false) rather than wait.",
 	"needs": ["catalog", "nodes"],
 }
 
@@ -28,6 +28,24 @@ findings contains f if {
 		"field": node.image.field,
 		"image": "missing",
 		"fix": fix(node),
+		"stalls": lib.stalls(node.name, "image"),
+	})
+}
+
+# A tag that exists is one multi-arch index: NVIDIA's build matrix says
+# whether it holds the node's architecture (rego/data/precompiled.json).
+findings contains f if {
+	some node in lib.managed_gpu_nodes
+	node.image.checked
+	node.image.present
+	why := lib.not_built_for_arch(node)
+	f := lib.finding(meta, node.object, {
+		"node": node.name,
+		"tag": node.tag,
+		"message": sprintf("%s exists, but not for %s, which is %s: %s", [image_name(node), node.name, node.arch, why]),
+		"field": "/metadata/labels/kubernetes.io~1arch",
+		"image": "missing",
+		"fix": "set usePrecompiled: false (the driver is then compiled on the node), or build and push your own precompiled image for it",
 		"stalls": lib.stalls(node.name, "image"),
 	})
 }
@@ -92,7 +110,9 @@ image_name(node) := node.image.ref if {
 	object.get(node, ["image", "ref"], "") != ""
 } else := node.tag
 
-fix(node) := sprintf("push %s, or add the row %s to a support matrix with the header tag", [node.image.ref, node.tag]) if {
+fix(node) := "set usePrecompiled: false (the driver is then compiled on the node), or build and push your own precompiled image" if {
+	lib.not_built(node)
+} else := sprintf("push %s, or add the row %s to a support matrix with the header tag", [node.image.ref, node.tag]) if {
 	object.get(node, ["image", "ref"], "") != ""
 } else := sprintf("build and push %s, or add the row %s,%s,%s to the support matrix", [node.tag, node.branch, node.kernel, node.os_tag])
 
@@ -102,7 +122,9 @@ missing_tag(node) := node.image.missing if {
 	object.get(node, ["image", "missing"], "") != ""
 } else := node.tag
 
-message(node) := sprintf("no %s %s in %s", [image_kind(node), image_name(node), input.catalog.description]) if {
+message(node) := sprintf("no %s %s in %s: %s", [image_kind(node), image_name(node), input.catalog.description, lib.not_built(node)]) if {
+	missing_tag(node) == node.tag
+} else := sprintf("no %s %s in %s", [image_kind(node), image_name(node), input.catalog.description]) if {
 	missing_tag(node) == node.tag
 } else := sprintf(
 	"no driver image %s:%s in %s, which this node may pull: one ClusterPolicy gives every node the OS tag of one arbitrary GPU node (DRV004)",

@@ -57,3 +57,55 @@ test_an_image_the_inputs_cannot_give if {
 	f.image == "unknown"
 	contains(f.message, "cannot be known from the inputs: ClusterPolicy/p sets none")
 }
+
+# What NVIDIA builds (rego/data/precompiled.json, gpu-driver-container
+# 444814c): arm64 only for ubuntu24.04, its six kernel flavours, 580 and 595.
+# A GH200 node is arm64 (its Grace CPU: an ARM Neoverse-V2, as a CoreWeave
+# probe reports in marin-community/marin#5446); the rest of the node is
+# made up to the rule's needs.
+gh200(os_tag, kernel, flavour, present) := {
+	"name": "gh200-0", "gpu": true, "object": {"kind": "Node", "namespace": "", "name": "gh200-0"},
+	"arch": "arm64", "os_tag": os_tag, "kernel": kernel, "kernel_series": "6.8", "kernel_flavour": flavour,
+	"tag": sprintf("580-%s-%s", [kernel, os_tag]), "branch": "580",
+	"image": {"managed": true, "checked": true, "present": present, "precompiled": true, "version": "580",
+		"repository": "nvcr.io/nvidia/driver", "ref": sprintf("nvcr.io/nvidia/driver:580-%s-%s", [kernel, os_tag]), "field": ""},
+}
+
+catalog := {"configured": true, "description": "registry nvcr.io/nvidia/driver"}
+
+test_arm64_node_on_ubuntu22_04 if {
+	fs := drv001.findings with input as {"nodes": [gh200("ubuntu22.04", "6.8.0-1015-nvidia", "nvidia", true)], "catalog": catalog}
+	count(fs) == 1
+	some f in fs
+	f.image == "missing"
+	f.message == "nvcr.io/nvidia/driver:580-6.8.0-1015-nvidia-ubuntu22.04 exists, but not for gh200-0, which is arm64: NVIDIA builds its precompiled images for ubuntu22.04 for amd64 only, not for arm64: the tag has no arm64 image, and the pull fails with \"no matching manifest\""
+	f.field == "/metadata/labels/kubernetes.io~1arch"
+}
+
+test_arm64_node_on_ubuntu24_04 if {
+	count(drv001.findings) == 0 with input as {"nodes": [gh200("ubuntu24.04", "6.8.0-1015-nvidia", "nvidia", true)], "catalog": catalog}
+}
+
+# A registry of one's own builds what it likes.
+test_own_repository_is_not_judged_by_nvidias_builds if {
+	node := json.patch(gh200("ubuntu22.04", "6.8.0-1015-nvidia", "nvidia", true), [{"op": "replace", "path": "/image/repository", "value": "registry.corp/driver"}])
+	count(drv001.findings) == 0 with input as {"nodes": [node], "catalog": catalog}
+}
+
+# GKE's kernels are never built (gpu-operator#1726): the missing tag says
+# so, and the fix is the configuration, not waiting.
+test_missing_tag_names_what_nvidia_never_builds if {
+	node := json.patch(gh200("ubuntu24.04", "6.8.0-1012-gke", "gke", false), [{"op": "replace", "path": "/arch", "value": "amd64"}])
+	fs := drv001.findings with input as {"nodes": [node], "catalog": catalog}
+	count(fs) == 1
+	some f in fs
+	f.message == "no precompiled driver image nvcr.io/nvidia/driver:580-6.8.0-1012-gke-ubuntu24.04 in registry nvcr.io/nvidia/driver: NVIDIA builds no precompiled driver for the gke kernel flavour (it builds aws, azure, azure-fde, generic, nvidia, oracle)"
+	startswith(f.fix, "set usePrecompiled: false")
+}
+
+# A generic kernel NVIDIA builds for: missing means not published yet.
+test_missing_tag_of_a_built_flavour if {
+	node := json.patch(gh200("ubuntu24.04", "6.8.0-99-generic", "generic", false), [{"op": "replace", "path": "/arch", "value": "amd64"}])
+	some f in drv001.findings with input as {"nodes": [node], "catalog": catalog}
+	f.message == "no precompiled driver image nvcr.io/nvidia/driver:580-6.8.0-99-generic-ubuntu24.04 in registry nvcr.io/nvidia/driver"
+}

@@ -15,8 +15,14 @@ import (
 func nodeEntries(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog) []any {
 	out := make([]any, 0, len(inv.Nodes))
 	offers := map[string]map[string]any{} // one map for the nodes that offer the same
+	kernels := map[string][2]string{}     // the parts of each kernel, parsed once
 	for i, n := range inv.Nodes {
 		f := facts.List()[i]
+		parts, ok := kernels[f.Kernel]
+		if !ok {
+			parts[0], parts[1], _ = nodefacts.KernelParts(f.Kernel)
+			kernels[f.Kernel] = parts
+		}
 		fields := labelFields(f)
 		offer := gpures.OfferOf(n)
 		key := offer.Key()
@@ -33,6 +39,9 @@ func nodeEntries(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Ca
 			"branch":             f.Branch,
 			"driver_version":     f.DriverVersion,
 			"kernel":             f.Kernel,
+			"kernel_series":      parts[0],
+			"kernel_flavour":     parts[1],
+			"arch":               n.Labels[corev1.LabelArchStable],
 			"os_id":              f.OSID,
 			"os_version":         f.OSVersion,
 			"os_tag":             f.OSTag,

@@ -161,3 +161,26 @@ func TestLabelsThatCannotBeInATag(t *testing.T) {
 // lab reads a node's facts as a run without the operator's configuration
 // does: Of, then the lab's tag from the labels (Labels).
 func lab(n *corev1.Node) Facts { return All([]*corev1.Node{n}).List()[0] }
+
+// Kernel releases as Ubuntu's packages name them: NVIDIA's precompiled
+// builds list flavours and series (gpu-driver-container 444814c
+// .github/precompiled-matrix-config.json); GKE's and RHEL's are other forms.
+func TestKernelParts(t *testing.T) {
+	for _, c := range []struct{ kernel, series, flavour string }{
+		{"5.15.0-119-generic", "5.15", "generic"},
+		{"6.8.0-1015-aws", "6.8", "aws"},
+		{"6.8.0-1017-azure-fde", "6.8", "azure-fde"},
+		{"5.15.0-1075-gke", "5.15", "gke"},
+		{"7.0.0-10-generic-64k", "7.0", "generic-64k"},
+	} {
+		s, f, ok := KernelParts(c.kernel)
+		if !ok || s != c.series || f != c.flavour {
+			t.Errorf("KernelParts(%q) = %q %q %v", c.kernel, s, f, ok)
+		}
+	}
+	for _, k := range []string{"5.14.0-427.13.1.el9_4.x86_64", "6.12.72-cloud-amd64", "", "6.8.0-generic"} {
+		if _, _, ok := KernelParts(k); ok {
+			t.Errorf("KernelParts(%q) ok", k)
+		}
+	}
+}
