@@ -10,7 +10,7 @@ import (
 // what every command shares: it binds the flag groups, lets setup add the
 // command's own flags, parses them over the config file, bounds the run
 // by --timeout, counts the arguments and reads --baseline; then it runs
-// what setup returned.
+// the command's run (or what setup returned).
 type command struct {
 	name, args, summary string
 	groups              []group
