@@ -41,7 +41,7 @@ func nodeEntries(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Ca
 			"kernel":             f.Kernel,
 			"kernel_series":      parts[0],
 			"kernel_flavour":     parts[1],
-			"arch":               n.Labels[corev1.LabelArchStable],
+			"arch":               f.Arch,
 			"os_id":              f.OSID,
 			"os_version":         f.OSVersion,
 			"os_tag":             f.OSTag,
@@ -113,7 +113,8 @@ func image(cat *catalog.Catalog, f nodefacts.Facts, fields map[string]string) ma
 		"ref": img.Ref, "repository": img.Repository, "version": img.Version, "precompiled": img.Precompiled,
 		"digest": img.Digest, "os_tag": img.OSTag, "managed": img.Managed, "reason": img.Reason,
 		"owner": img.Owner, "owner_error": img.OwnerError, "unresolved": img.Unresolved,
-		"aux": auxEntries(cat, img.Aux),
+		"platforms": platforms(img.Platforms),
+		"aux":       auxEntries(cat, img.Aux),
 	}
 }
 
@@ -144,4 +145,13 @@ func problems(labels map[string]string, ps []nodefacts.Problem) []any {
 		out = append(out, map[string]any{"label": p.Label, "reason": p.Reason, "field": docval.Pointer(field)})
 	}
 	return out
+}
+
+// platforms are the architectures of the node's image as its registry's
+// index lists them, or nil when they were not read.
+func platforms(arches []string) any {
+	if arches == nil {
+		return nil
+	}
+	return docval.Strings(arches)
 }

@@ -64,6 +64,7 @@ type Facts struct {
 	OSID          string
 	OSVersion     string
 	OSTag         string // e.g. "ubuntu22.04"
+	Arch          string // kubernetes.io/arch, e.g. "arm64"; empty without the label
 	Tag           string // empty unless every fact is present
 	Problems      []Problem
 	UpgradeState  string
@@ -95,6 +96,9 @@ type Image struct {
 	// Unresolved says why the image cannot be known from the inputs (the
 	// operator's environment gives it).
 	Unresolved string
+	// Platforms are the architectures the registry's index of Ref holds,
+	// read for nodes of another architecture than amd64; nil when not read.
+	Platforms []string
 	// Candidates are the tags the node may get besides its own: under one
 	// ClusterPolicy the operator uses the OS tag of one arbitrary GPU node
 	// for all, so with several OSes each node may get any of them.
@@ -141,6 +145,7 @@ func Of(node *corev1.Node) Facts {
 		Unschedulable: node.Spec.Unschedulable,
 		Ready:         Ready(node),
 		BranchKey:     driverLabel(l),
+		Arch:          l[corev1.LabelArchStable],
 	}
 	f.Branch = f.require(l, f.BranchKey, driverKeys[1].major)
 	f.BranchNumber, _ = ParseBranch(f.Branch)

@@ -16,9 +16,14 @@ not_built(node) := why if {
 }
 
 # not_built_for_arch(node) says why a tag that exists has no image for the
-# node's architecture: NVIDIA publishes one multi-arch index per tag, so
-# the tag of an amd64-only build exists for an arm64 node too.
-not_built_for_arch(node) := why if {
+# node's architecture: a tag is one multi-arch index. The registry's index
+# says so when it was read (image.platforms); else NVIDIA's build matrix
+# does, for its own repository.
+not_built_for_arch(node) := sprintf("its index holds %s only, no %s image, and the pull fails with \"no matching manifest\"", [concat(", ", node.image.platforms), node.arch]) if {
+	is_array(object.get(node, ["image", "platforms"], null))
+	not node.arch in node.image.platforms
+} else := why if {
+	object.get(node, ["image", "platforms"], null) == null
 	nvidia_precompiled(node)
 	some why in [r | r := gap(node, "arch")]
 }

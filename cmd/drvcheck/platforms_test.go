@@ -1,0 +1,102 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/random"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+)
+
+// An arm64 node (a GH200: its Grace CPU is ARM, marin-community/marin#5446)
+// on Ubuntu 24.04 whose precompiled tag exists: NVIDIA publishes one
+// multi-arch index per tag (gpu-driver-container multi-arch.mk), so the
+// tag's index, read from Debian's docker-registry, decides. The node's
+// other labels are made up to the tag's needs.
+const arm64Node = `apiVersion: v1
+kind: Node
+metadata:
+  name: gh200-0
+  labels:
+    kubernetes.io/arch: arm64
+    kubernetes.io/os: linux
+    nvidia.com/gpu.present: "true"
+    nvidia.com/gpu.product: NVIDIA-GH200-480GB
+    nvidia.com/cuda.driver-version.major: "580"
+    feature.node.kubernetes.io/kernel-version.full: 6.8.0-1015-nvidia-64k
+    feature.node.kubernetes.io/system-os_release.ID: ubuntu
+    feature.node.kubernetes.io/system-os_release.VERSION_ID: "24.04"
+`
+
+func TestArchFromTheRegistrysIndex(t *testing.T) {
+	bin, err := exec.LookPath("docker-registry")
+	if err != nil {
+		if os.Getenv("DRVCHECK_REQUIRE_REGISTRY") != "" {
+			t.Fatalf("docker-registry not found and DRVCHECK_REQUIRE_REGISTRY is set: %v", err)
+		}
+		t.Skip("docker-registry not installed (apt-get install docker-registry)")
+	}
+	d := startDistribution(t, bin, false)
+	dir := t.TempDir()
+	nodes := filepath.Join(dir, "node.yaml")
+	if err := os.WriteFile(nodes, []byte(arm64Node), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	repo := d.repo("nvidia/driver")
+	tag := "580-6.8.0-1015-nvidia-64k-ubuntu24.04"
+	check := func() result {
+		return drv(t, "check", nodes, "--driver-version", "580", "--precompiled", "--driver-repository", repo,
+			"--registry", repo, "--cache-dir", t.TempDir(), "-o", "json")
+	}
+
+	d.pushIndex(t, "nvidia/driver", tag, "amd64")
+	r := check()
+	want := repo + ":" + tag + " exists, but not for gh200-0, which is arm64: its index holds amd64 only"
+	if r.code != exitFindings || !strings.Contains(r.stdout, want) {
+		t.Fatalf("amd64-only index: exit %d, want a DRV001 %q:\n%s\n%s", r.code, want, r.stdout, r.stderr)
+	}
+
+	d.pushIndex(t, "nvidia/driver", tag, "amd64", "arm64")
+	if r := check(); r.code != exitOK || strings.Contains(r.stdout, "DRV001") {
+		t.Fatalf("an index with arm64: exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// pushIndex pushes, under tag, an index of one small random image per
+// architecture, each with its platform, as a multi-arch build does.
+func (d *distribution) pushIndex(t *testing.T, repo, tag string, arches ...string) {
+	t.Helper()
+	var idx v1.ImageIndex = empty.Index
+	for _, arch := range arches {
+		img, err := random.Image(128, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := img.ConfigFile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg = cfg.DeepCopy()
+		cfg.OS, cfg.Architecture = "linux", arch
+		if img, err = mutate.ConfigFile(img, cfg); err != nil {
+			t.Fatal(err)
+		}
+		idx = mutate.AppendManifests(idx, mutate.IndexAddendum{Add: img,
+			Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: "linux", Architecture: arch}}})
+	}
+	ref, err := name.NewTag(d.repo(repo) + ":" + tag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.WriteIndex(ref, idx, remote.WithTransport(&http.Transport{TLSClientConfig: d.tlsConfig(t)})); err != nil {
+		t.Fatalf("push %s: %v", ref, err)
+	}
+}
