@@ -44,6 +44,10 @@ type Driver struct {
 	// chart's), which a change is judged on field by field
 	// (internal/operator/change).
 	Spec map[string]any
+	// Rendered, for a driver the chart's values make, is the values over
+	// the chart's defaults of the operator's release: what the chart
+	// renders (rendered.go). Nil when the release is not known.
+	Rendered map[string]any
 	// Chart marks a driver the chart's values make: a version they leave
 	// out is the chart's default of its release, and Spec's paths carry
 	// no spec. prefix.

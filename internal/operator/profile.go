@@ -120,6 +120,7 @@ func Build(f Flags, objs Objects) (*Profile, error) {
 	}
 	p.GPUClusters = append(p.GPUClusters, objs.GPUClusters...)
 	p.fromChartDefaults()
+	p.renderCharts()
 	p.fromEnvironment(objs.DriverImages)
 	p.scopeUpgrades()
 	return p, p.check()

@@ -38,3 +38,28 @@ func TestChartStacks(t *testing.T) {
 		}
 	}
 }
+
+// The chart renders its release's defaults under the values: maps merged
+// key by key, anything else replaced, the defaults' table untouched.
+func TestRenderCharts(t *testing.T) {
+	p, err := fromValueMap(map[string]any{"driver": map[string]any{"enabled": true, "upgradePolicy": map[string]any{"maxParallelUpgrades": 2.0}}},
+		object.Ref{Kind: "HelmRelease", Name: "gpu-operator"}, "values")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Version, p.VersionFrom = Version{24, 9, 0}, "the chart's version"
+	p.renderCharts()
+	d := p.Drivers[0].Rendered["driver"].(map[string]any)
+	policy := d["upgradePolicy"].(map[string]any)
+	if d["version"] != "550.127.05" || policy["maxParallelUpgrades"] != 2.0 || policy["maxUnavailable"] != "25%" {
+		t.Errorf("rendered %v", d)
+	}
+	if chartValues["v24.9.0"]["driver"].(map[string]any)["upgradePolicy"].(map[string]any)["maxParallelUpgrades"] != 1.0 {
+		t.Error("the defaults' table was written")
+	}
+	p.Version, p.VersionFrom = Newest, versionAssumed
+	p.Drivers[0].Rendered = nil
+	if p.renderCharts(); p.Drivers[0].Rendered != nil {
+		t.Error("an assumed release was rendered")
+	}
+}

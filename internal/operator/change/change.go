@@ -223,15 +223,32 @@ func matching(base *operator.Profile, h operator.Driver, n int) (operator.Driver
 
 // versionRule: restart-only needs the operator's v26.7 on both sides. A
 // release before it hashes nothing, and its pods carry no digest, so the
-// predicate says no (restart_only.go:40-44). An operator upgrade
-// re-renders the driver DaemonSet from its own assets and defaults, which
-// the inputs do not show: taken as a full rollout.
+// predicate says no (restart_only.go:40-44): the first upgrade to v26.7 is
+// a full rollout whatever the fields. Between two releases before v26.7
+// the operator re-renders the driver DaemonSet from assets the inputs do
+// not show, and any change of its template deletes GPU pods. Between two
+// releases from v26.7 the digest decides: the fields (compared on what the
+// chart renders at each release) say whether it changes, and a template
+// change of the operator's own is at most restart-only.
 func versionRule(base, head *operator.Profile, kind string) (string, string) {
+	bv, hv := base.Version, head.Version
 	switch {
-	case kind == NoOp && base.Version == head.Version:
-		return NoOp, ""
-	case base.Version != head.Version:
-		return FullRollout, fmt.Sprintf("the operator goes from %s to %s: its own upgrade renders the driver DaemonSet anew from its assets and defaults, which the inputs do not show; taken as a full rollout", base.Version, head.Version)
+	case bv == hv:
+		return sameRelease(head, kind)
+	case hv.AtLeast(26, 7) && !bv.AtLeast(26, 7):
+		return FullRollout, fmt.Sprintf("the operator goes from %s to %s: the running pods carry no configuration digest (the operator hashes the driver pod's configuration from v26.7.0), so none can restart in place: a full rollout on every node", bv, hv)
+	case !hv.AtLeast(26, 7):
+		return FullRollout, fmt.Sprintf("the operator goes from %s to %s: its own upgrade renders the driver DaemonSet anew from its assets, which the inputs do not show, and before v26.7.0 any change of the driver pod's template deletes its GPU pods", bv, hv)
+	case kind == NoOp:
+		return RestartOnly, fmt.Sprintf("the operator goes from %s to %s with the same driver configuration: its digest is unchanged, so a change of the operator's own to the driver pod's template restarts the pods in place at most", bv, hv)
+	}
+	return kind, ""
+}
+
+// sameRelease: one release on both sides, the fields decide, but for
+// restart-only, which needs v26.7.0 and a release the inputs name.
+func sameRelease(head *operator.Profile, kind string) (string, string) {
+	switch {
 	case kind == RestartOnly && !head.Version.AtLeast(26, 7):
 		return FullRollout, fmt.Sprintf("operator %s has no restart-only upgrades (from v26.7.0): any change of the driver pod's template deletes its GPU pods", head.Version)
 	case kind == RestartOnly && !head.VersionKnown():
@@ -265,7 +282,8 @@ func fieldChanges(b, h operator.Driver) []FieldChange {
 		prefix = ""
 	}
 	var out []FieldChange
-	diff(b.Spec, h.Spec, "", func(path string, bv, hv any) {
+	bs, hs := specs(b, h)
+	diff(bs, hs, "", func(path string, bv, hv any) {
 		var r fieldRule
 		if sections == nil || slices.Contains(sections, strings.SplitN(path, ".", 2)[0]) {
 			r = classify(rules, path)
@@ -275,6 +293,42 @@ func fieldChanges(b, h operator.Driver) []FieldChange {
 		out = append(out, FieldChange{Path: prefix + path, Base: text(bv), Head: text(hv), Class: r.class, Source: r.source})
 	})
 	return out
+}
+
+// specs are what two drivers are compared on: what the chart renders when
+// both sides are the chart's values of a known release, else the specs as
+// read (one side's defaults against the other's silence would read as
+// changes nobody made).
+func specs(b, h operator.Driver) (map[string]any, map[string]any) {
+	if b.Rendered != nil && h.Rendered != nil {
+		return withoutOff(b.Rendered, h.Rendered)
+	}
+	return b.Spec, h.Spec
+}
+
+// offSections are the chart's sections of a container the driver pod runs
+// only when enabled (GDS's nvidia-fs, GDRCopy's gdrdrv,
+// object_controls.go:3025-3209).
+var offSections = []string{"gds", "gdrcopy"}
+
+// withoutOff drops, from copies of both sides, the sections of a container
+// neither side runs: a release that adds gdrcopy's defaults, or moves
+// gds.version, changes no pod while they stay off.
+func withoutOff(b, h map[string]any) (map[string]any, map[string]any) {
+	b, h = maps.Clone(b), maps.Clone(h)
+	for _, sec := range offSections {
+		if !enabled(b[sec]) && !enabled(h[sec]) {
+			delete(b, sec)
+			delete(h, sec)
+		}
+	}
+	return b, h
+}
+
+func enabled(section any) bool {
+	m, _ := section.(map[string]any)
+	on, _ := m["enabled"].(bool)
+	return on
 }
 
 // diff calls each for every path where a and b differ: maps are walked

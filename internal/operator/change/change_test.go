@@ -78,3 +78,40 @@ func TestCompareOperatorVersions(t *testing.T) {
 		t.Errorf("v26.7 labels: %+v", got)
 	}
 }
+
+// Between two releases from v26.7 the digest decides: the same
+// configuration is restart-only at most, a driver change a full rollout.
+func TestCompareReleasesFromV26_7(t *testing.T) {
+	same := driverWith("ClusterPolicy", map[string]any{"driver": map[string]any{"version": "595.91.07"}})
+	got := Compare(profileOf(release(26, 7, 0), same), profileOf(release(26, 7, 1), same))
+	if got[0].Kind != RestartOnly || got[0].Why == "" {
+		t.Errorf("same configuration: %+v", got)
+	}
+	newer := driverWith("ClusterPolicy", map[string]any{"driver": map[string]any{"version": "595.100.01"}})
+	if got := Compare(profileOf(release(26, 7, 0), same), profileOf(release(26, 7, 1), newer)); got[0].Kind != FullRollout {
+		t.Errorf("a new driver: %+v", got)
+	}
+}
+
+// What the chart renders is compared when both sides have it: a field one
+// side writes out at the chart's default is no change, and a container
+// off on both sides changes no pod, whatever its defaults do.
+func TestCompareRendered(t *testing.T) {
+	v := release(24, 9, 0)
+	chart := func(spec, rendered map[string]any) operator.Driver {
+		return operator.Driver{Object: object.Ref{Kind: "HelmRelease", Name: "gpu-operator"}, Chart: true, Spec: spec, Rendered: rendered}
+	}
+	b := chart(map[string]any{"driver": map[string]any{"enabled": true}},
+		map[string]any{"driver": map[string]any{"enabled": true, "version": "535.104.12"}, "gds": map[string]any{"enabled": false, "version": "2.16.1"}})
+	h := chart(map[string]any{},
+		map[string]any{"driver": map[string]any{"enabled": true, "version": "550.127.05"}, "gds": map[string]any{"enabled": false, "version": "2.20.5"}, "gdrcopy": map[string]any{"enabled": false}})
+	got := Compare(profileOf(v, b), profileOf(v, h))
+	if len(got[0].Fields) != 1 || got[0].Fields[0].Path != "driver.version" || got[0].Fields[0].Base != "535.104.12" {
+		t.Errorf("%+v", got[0].Fields)
+	}
+	// Without the rendering on one side, the specs as read.
+	h.Rendered = nil
+	if got := Compare(profileOf(v, b), profileOf(v, h)); len(got[0].Fields) != 1 || got[0].Fields[0].Path != "driver.enabled" {
+		t.Errorf("raw: %+v", got[0].Fields)
+	}
+}
