@@ -33,10 +33,11 @@ nvidia_precompiled(node) if {
 	object.get(node, ["image", "repository"], "") == data.drvcheck.precompiled.repository
 }
 
-# build_gaps are the reasons, most general first: the OS, the branch, the
-# kernel series, the flavour, the architecture.
+# build_gaps are the reasons, most lasting first: the OS and the kernel
+# flavour are never built (GKE's, gpu-operator#1220), a kernel series or
+# a branch may come or go with NVIDIA's matrix, the architecture last.
 build_gaps(node) := [r |
-	some check in ["os", "branch", "series", "flavour", "arch"]
+	some check in ["os", "flavour", "series", "branch", "arch"]
 	r := gap(node, check)
 ]
 
