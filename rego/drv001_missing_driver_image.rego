@@ -100,6 +100,18 @@ findings contains f if {
 	})
 }
 
+# newest says where the node's kernel stands against the newest one of its
+# line (branch, OS, series, flavour) the sources have a tag for: newer,
+# the tag is not published yet (NVIDIA builds a kernel's image days after
+# its release); older, the node could move to that kernel.
+newest(node) := sprintf("not published yet: the newest %s kernel with a %s tag for %s is %s; hold the node's kernel there, or wait", [n.flavour, n.branch, n.os_tag, n.kernel]) if {
+	n := node.image.newest
+	n.node_newer
+} else := sprintf("the sources have %s, a newer %s kernel with a %s tag for %s: move the node's kernel to it", [n.kernel, n.flavour, n.branch, n.os_tag]) if {
+	n := node.image.newest
+	not n.node_newer
+}
+
 image_kind(node) := "precompiled driver image" if {
 	object.get(node, ["image", "precompiled"], true)
 } else := "driver image"
@@ -123,6 +135,8 @@ missing_tag(node) := node.image.missing if {
 } else := node.tag
 
 message(node) := sprintf("no %s %s in %s: %s", [image_kind(node), image_name(node), input.catalog.description, lib.not_built(node)]) if {
+	missing_tag(node) == node.tag
+} else := sprintf("no %s %s in %s: %s", [image_kind(node), image_name(node), input.catalog.description, newest(node)]) if {
 	missing_tag(node) == node.tag
 } else := sprintf("no %s %s in %s", [image_kind(node), image_name(node), input.catalog.description]) if {
 	missing_tag(node) == node.tag

@@ -15,7 +15,7 @@ test_lab_node_3_lacks_its_image if {
 	f.object == {"kind": "Node", "namespace": "", "name": "lab-node-3"}
 	f.node == "lab-node-3"
 	f.tag == "550-6.8.0-52-generic-ubuntu24.04"
-	f.message == "no precompiled driver image 550-6.8.0-52-generic-ubuntu24.04 in testdata/lab/support-matrix.csv"
+	f.message == "no precompiled driver image 550-6.8.0-52-generic-ubuntu24.04 in testdata/lab/support-matrix.csv: not published yet: the newest generic kernel with a 550 tag for ubuntu24.04 is 6.8.0-45-generic; hold the node's kernel there, or wait"
 	f.field == "/metadata/labels/feature.node.kubernetes.io~1kernel-version.full"
 	f.image == "missing"
 	f.fix == "build and push 550-6.8.0-52-generic-ubuntu24.04, or add the row 550,6.8.0-52-generic,ubuntu24.04 to the support matrix"
@@ -119,4 +119,17 @@ test_arm64_against_the_registrys_index if {
 	f.message == "nvcr.io/nvidia/driver:580-6.8.0-1015-nvidia-ubuntu24.04 exists, but not for gh200-0, which is arm64: its index holds amd64 only, no arm64 image, and the pull fails with \"no matching manifest\""
 	both := json.patch(gh200("ubuntu22.04", "6.8.0-1015-nvidia", "nvidia", true), [{"op": "add", "path": "/image/platforms", "value": ["amd64", "arm64"]}])
 	count(drv001.findings) == 0 with input as {"nodes": [both], "catalog": catalog}
+}
+
+# A node on an older kernel than the newest its line has a tag for could
+# move there: the message says so (#682: -100 missing while -97 and later
+# were published).
+test_missing_tag_of_an_older_kernel if {
+	node := json.patch(gh200("ubuntu22.04", "5.15.0-100-generic", "generic", false), [
+		{"op": "replace", "path": "/arch", "value": "amd64"},
+		{"op": "replace", "path": "/kernel_series", "value": "5.15"},
+		{"op": "add", "path": "/image/newest", "value": {"kernel": "5.15.0-119-generic", "node_newer": false, "branch": "580", "os_tag": "ubuntu22.04", "flavour": "generic"}},
+	])
+	some f in drv001.findings with input as {"nodes": [node], "catalog": catalog}
+	f.message == "no precompiled driver image nvcr.io/nvidia/driver:580-5.15.0-100-generic-ubuntu22.04 in registry nvcr.io/nvidia/driver: the sources have 5.15.0-119-generic, a newer generic kernel with a 580 tag for ubuntu22.04: move the node's kernel to it"
 }

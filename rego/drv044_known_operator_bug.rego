@@ -13,7 +13,6 @@ meta := {
 	"title": "known-operator-bug",
 	"severity": "warning",
 	"help": "A configuration that a bug of the GPU Operator's release breaks: the message names the release, the effect, the issue and the fix (an upgrade, or a configuration that avoids it). The table of known bugs, with the releases each affects, is rego/data/known_bugs.json.",
-	"needs": ["nodes"],
 }
 
 findings contains f if {

@@ -100,7 +100,7 @@ func TestCheckJSONNamesFileAndLine(t *testing.T) {
 		drv001++
 		if f.Node != "lab-node-3" || f.Tag != "550-6.8.0-52-generic-ubuntu24.04" ||
 			f.File != filepath.Join(lab, "k8s/node3.yaml") || f.Line != 15 || f.Object.Kind != "Node" ||
-			f.Message != "no precompiled driver image 550-6.8.0-52-generic-ubuntu24.04 in "+m {
+			f.Message != "no precompiled driver image 550-6.8.0-52-generic-ubuntu24.04 in "+m+": not published yet: the newest generic kernel with a 550 tag for ubuntu24.04 is 6.8.0-45-generic; hold the node's kernel there, or wait" {
 			t.Fatalf("DRV001 finding %+v", f)
 		}
 	}

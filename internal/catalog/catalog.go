@@ -29,6 +29,7 @@ type Catalog struct {
 	// The driver pod's other images are looked for only there.
 	repos       map[string]map[string][]string
 	repoSources map[string][]string
+	newest      newest // built on first use (newest.go)
 }
 
 type pair struct{ part, a, b string }

@@ -191,3 +191,24 @@ func TestImageMatrix(t *testing.T) {
 		}
 	}
 }
+
+// The newest kernel of a line of builds (branch, OS tag, Ubuntu series
+// and flavour) by release, not by text: 5.15.0-119 is newer than -97.
+func TestNewestKernel(t *testing.T) {
+	cat := New()
+	cat.Add("m.csv", []string{"550-5.15.0-97-generic-ubuntu22.04", "550-5.15.0-119-generic-ubuntu22.04", "550-5.15.0-1075-aws-ubuntu22.04",
+		"535-5.15.0-130-generic-ubuntu22.04", "550-6.8.0-45-generic-ubuntu22.04", "latest"})
+	for _, c := range []struct{ tag, want string }{
+		{"550-5.15.0-120-generic-ubuntu22.04", "5.15.0-119-generic"},
+		{"550-5.15.0-100-generic-ubuntu22.04", "5.15.0-119-generic"},
+		{"550-5.15.0-1080-aws-ubuntu22.04", "5.15.0-1075-aws"},
+		{"550-6.8.0-50-generic-ubuntu22.04", "6.8.0-45-generic"},
+		{"550-5.15.0-120-generic-ubuntu24.04", ""},
+		{"580-5.15.0-120-generic-ubuntu22.04", ""},
+		{"550-5.14.0-427.13.1.el9_4.x86_64-rhel9.4", ""},
+	} {
+		if got := cat.NewestKernel(c.tag); got != c.want {
+			t.Errorf("NewestKernel(%s) = %q, want %q", c.tag, got, c.want)
+		}
+	}
+}

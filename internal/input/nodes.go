@@ -5,6 +5,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/gpures"
+	"github.com/drvcheck/drvcheck/internal/imageref"
 	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
@@ -114,6 +115,7 @@ func image(cat *catalog.Catalog, f nodefacts.Facts, fields map[string]string) ma
 		"digest": img.Digest, "os_tag": img.OSTag, "managed": img.Managed, "reason": img.Reason,
 		"owner": img.Owner, "owner_error": img.OwnerError, "unresolved": img.Unresolved,
 		"platforms": platforms(img.Platforms),
+		"newest":    newestKernel(cat, f, missing),
 		"aux":       auxEntries(cat, img.Aux),
 	}
 }
@@ -154,4 +156,24 @@ func platforms(arches []string) any {
 		return nil
 	}
 	return docval.Strings(arches)
+}
+
+// newestKernel is, for a node whose own tag is missing, the newest kernel
+// of its line (branch, OS tag, Ubuntu series and flavour) some source has
+// a tag for, and whether the node's kernel is newer (the tag is then not
+// published yet) or older (a kernel the node could move to); nil when
+// there is none.
+func newestKernel(cat *catalog.Catalog, f nodefacts.Facts, missing string) any {
+	if missing == "" || missing != f.Tag {
+		return nil
+	}
+	newest := cat.NewestKernel(f.Tag)
+	if newest == "" {
+		return nil
+	}
+	branch, _, osTag, _ := imageref.SplitDriverTag(f.Tag)
+	have, _ := nodefacts.ParseUbuntuKernel(newest)
+	own, _ := nodefacts.ParseUbuntuKernel(f.Kernel)
+	return map[string]any{"kernel": newest, "node_newer": own.Compare(have) > 0,
+		"branch": branch, "os_tag": osTag, "flavour": own.Flavour}
 }
