@@ -14,6 +14,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
 	"github.com/drvcheck/drvcheck/internal/placement"
 )
@@ -56,13 +57,23 @@ func fullDocuments(t *testing.T) (files, live map[string]any) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A newer kernel of the lab's 22.04 line than its nodes run: their
+	// missing tags say so (image.newest).
 	cat := catalog.New()
-	cat.Add("m.csv", nil)
+	cat.Add("m.csv", []string{"550-5.15.0-200-generic-ubuntu22.04"})
 	profile, err := operator.Build(operator.Flags{DriverVersion: "550", Precompiled: true}, operator.Objects{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	files = build(inv, cat, Options{Drain: m, Objects: []any{}, Operator: profile})
+	// The platforms of the nodes' images, as the runner reads them from a
+	// registry for nodes of another architecture (image.platforms).
+	facts := nodefacts.All(inv.Nodes)
+	facts.Each(inv.Nodes, func(_ *corev1.Node, f *nodefacts.Facts) {
+		if f.GPU {
+			f.Image.Platforms = []string{"amd64"}
+		}
+	})
+	files = Build(inv, facts, cat, Options{Drain: m, Objects: []any{}, Operator: profile})
 	// DRA is judged only where every GPU node's devices are known: the
 	// lab's nodes say nothing of their GPUs, so its fleet is a document
 	// of its own, its entries added to the others.

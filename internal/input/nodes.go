@@ -108,16 +108,23 @@ func image(cat *catalog.Catalog, f nodefacts.Facts, fields map[string]string) ma
 			missing = t
 		}
 	}
-	return map[string]any{
+	out := map[string]any{
 		"checked": v.Checked, "present": v.Present && missing == "", "sources": docval.Strings(v.Sources), "field": field,
 		"candidates": docval.Strings(img.Candidates), "missing": missing,
 		"ref": img.Ref, "repository": img.Repository, "version": img.Version, "precompiled": img.Precompiled,
 		"digest": img.Digest, "os_tag": img.OSTag, "managed": img.Managed, "reason": img.Reason,
 		"owner": img.Owner, "owner_error": img.OwnerError, "unresolved": img.Unresolved,
-		"platforms": platforms(img.Platforms),
-		"newest":    newestKernel(cat, f, missing),
-		"aux":       auxEntries(cat, img.Aux),
+		"aux": auxEntries(cat, img.Aux),
 	}
+	// Set only where known: most nodes have neither, and the document
+	// is converted for OPA node by node.
+	if img.Platforms != nil {
+		out["platforms"] = docval.Strings(img.Platforms)
+	}
+	if n := newestKernel(cat, f, missing); n != nil {
+		out["newest"] = n
+	}
+	return out
 }
 
 // auxEntries are the driver pod's other images and whether the sources
@@ -147,15 +154,6 @@ func problems(labels map[string]string, ps []nodefacts.Problem) []any {
 		out = append(out, map[string]any{"label": p.Label, "reason": p.Reason, "field": docval.Pointer(field)})
 	}
 	return out
-}
-
-// platforms are the architectures of the node's image as its registry's
-// index lists them, or nil when they were not read.
-func platforms(arches []string) any {
-	if arches == nil {
-		return nil
-	}
-	return docval.Strings(arches)
 }
 
 // newestKernel is, for a node whose own tag is missing, the newest kernel
