@@ -38,13 +38,7 @@ import (
 // a self-signed CA and htpasswd basic auth. CI sets DRVCHECK_REQUIRE_REGISTRY
 // so a missing binary fails there instead of skipping.
 func TestDistributionRegistry(t *testing.T) {
-	bin, err := exec.LookPath("docker-registry")
-	if err != nil {
-		if os.Getenv("DRVCHECK_REQUIRE_REGISTRY") != "" {
-			t.Fatalf("docker-registry not found and DRVCHECK_REQUIRE_REGISTRY is set (apt-get install docker-registry): %v", err)
-		}
-		t.Skip("docker-registry not installed (apt-get install docker-registry); set DRVCHECK_REQUIRE_REGISTRY=1 to fail instead")
-	}
+	bin := distributionBinary(t)
 	t.Run("plain", func(t *testing.T) { labScenario(t, startDistribution(t, bin, false)) })
 	t.Run("tls-basic-auth", func(t *testing.T) {
 		d := startDistribution(t, bin, true)
@@ -70,6 +64,20 @@ func TestDistributionRegistry(t *testing.T) {
 		}
 		labScenario(t, d)
 	})
+}
+
+// distributionBinary is Debian's docker-registry, or the test is skipped
+// (failed where CI sets DRVCHECK_REQUIRE_REGISTRY).
+func distributionBinary(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("docker-registry")
+	if err != nil {
+		if os.Getenv("DRVCHECK_REQUIRE_REGISTRY") != "" {
+			t.Fatalf("docker-registry not found and DRVCHECK_REQUIRE_REGISTRY is set (apt-get install docker-registry): %v", err)
+		}
+		t.Skip("docker-registry not installed (apt-get install docker-registry); set DRVCHECK_REQUIRE_REGISTRY=1 to fail instead")
+	}
+	return bin
 }
 
 // labScenario walks the acceptance steps against d: the lab's three

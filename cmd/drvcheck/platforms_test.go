@@ -3,7 +3,6 @@ package main
 import (
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,14 +36,7 @@ metadata:
 `
 
 func TestArchFromTheRegistrysIndex(t *testing.T) {
-	bin, err := exec.LookPath("docker-registry")
-	if err != nil {
-		if os.Getenv("DRVCHECK_REQUIRE_REGISTRY") != "" {
-			t.Fatalf("docker-registry not found and DRVCHECK_REQUIRE_REGISTRY is set: %v", err)
-		}
-		t.Skip("docker-registry not installed (apt-get install docker-registry)")
-	}
-	d := startDistribution(t, bin, false)
+	d := startDistribution(t, distributionBinary(t), false)
 	dir := t.TempDir()
 	nodes := filepath.Join(dir, "node.yaml")
 	if err := os.WriteFile(nodes, []byte(arm64Node), 0o644); err != nil {
