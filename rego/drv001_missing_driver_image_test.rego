@@ -116,7 +116,7 @@ test_arm64_against_the_registrys_index if {
 	node := gh200("ubuntu24.04", "6.8.0-1015-nvidia", "nvidia", true)
 	amd64_only := json.patch(node, [{"op": "add", "path": "/image/platforms", "value": ["amd64"]}])
 	some f in drv001.findings with input as {"nodes": [amd64_only], "catalog": catalog}
-	f.message == "nvcr.io/nvidia/driver:580-6.8.0-1015-nvidia-ubuntu24.04 exists, but not for gh200-0, which is arm64: its index holds amd64 only, no arm64 image, and the pull fails with \"no matching manifest\""
+	f.message == "nvcr.io/nvidia/driver:580-6.8.0-1015-nvidia-ubuntu24.04 exists, but not for gh200-0, which is arm64: it is built for amd64 only, no arm64 image, and the pull fails with \"no matching manifest\""
 	both := json.patch(gh200("ubuntu22.04", "6.8.0-1015-nvidia", "nvidia", true), [{"op": "add", "path": "/image/platforms", "value": ["amd64", "arm64"]}])
 	count(drv001.findings) == 0 with input as {"nodes": [both], "catalog": catalog}
 }

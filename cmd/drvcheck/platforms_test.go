@@ -51,7 +51,7 @@ func TestArchFromTheRegistrysIndex(t *testing.T) {
 
 	d.pushIndex(t, "nvidia/driver", tag, "amd64")
 	r := check()
-	want := repo + ":" + tag + " exists, but not for gh200-0, which is arm64: its index holds amd64 only"
+	want := repo + ":" + tag + " exists, but not for gh200-0, which is arm64: it is built for amd64 only"
 	if r.code != exitFindings || !strings.Contains(r.stdout, want) {
 		t.Fatalf("amd64-only index: exit %d, want a DRV001 %q:\n%s\n%s", r.code, want, r.stdout, r.stderr)
 	}
@@ -90,5 +90,32 @@ func (d *distribution) pushIndex(t *testing.T, repo, tag string, arches ...strin
 	}
 	if err := remote.WriteIndex(ref, idx, remote.WithTransport(&http.Transport{TLSClientConfig: d.tlsConfig(t)})); err != nil {
 		t.Fatalf("push %s: %v", ref, err)
+	}
+}
+
+// A pull request's check reads no registry: a matrix with an arch column
+// says which architectures each tag is built for, with the node's own
+// labels giving its tag (no operator profile).
+func TestArchFromTheMatrix(t *testing.T) {
+	dir := t.TempDir()
+	nodes := filepath.Join(dir, "node.yaml")
+	matrix := filepath.Join(dir, "matrix.csv")
+	if err := os.WriteFile(nodes, []byte(arm64Node), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows := "driver_branch,kernel,os_tag,arch\n580,6.8.0-1015-nvidia-64k,ubuntu24.04,amd64\n"
+	if err := os.WriteFile(matrix, []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := drv(t, "check", nodes, "--matrix", matrix, "-o", "json")
+	want := "580-6.8.0-1015-nvidia-64k-ubuntu24.04 exists, but not for gh200-0, which is arm64: it is built for amd64 only"
+	if r.code != exitFindings || !strings.Contains(r.stdout, want) {
+		t.Fatalf("amd64 row only: exit %d, want a DRV001 %q:\n%s\n%s", r.code, want, r.stdout, r.stderr)
+	}
+	if err := os.WriteFile(matrix, []byte(rows+"580,6.8.0-1015-nvidia-64k,ubuntu24.04,arm64\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := drv(t, "check", nodes, "--matrix", matrix, "-o", "json"); strings.Contains(r.stdout, "DRV001") {
+		t.Fatalf("an arm64 row: exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -30,6 +30,7 @@ type Catalog struct {
 	repos       map[string]map[string][]string
 	repoSources map[string][]string
 	newest      newest // built on first use (newest.go)
+	arches      arches // from matrices with an arch column (arch.go)
 }
 
 type pair struct{ part, a, b string }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/drvcheck/drvcheck/internal/imageref"
@@ -22,6 +23,12 @@ const (
 	// ImageHeader starts one of whole references, repository:tag: any
 	// image of the driver pod (the driver manager, GDS, GDRCopy).
 	ImageHeader = "image"
+	// ArchColumn may end a MatrixHeader or TagHeader matrix: the CPU
+	// architecture the row's image is built for (amd64, arm64), one row
+	// per architecture. A tag is one multi-arch index, so an arm64 node
+	// needs its arm64 row; a matrix without the column says nothing of
+	// architectures.
+	ArchColumn = "arch"
 )
 
 // Row is one combination of a support matrix, or one whole tag.
@@ -29,6 +36,7 @@ type Row struct {
 	Branch, Kernel, OSTag string
 	FullTag               string       // a row of a TagHeader matrix
 	Ref                   imageref.Ref // a row of an ImageHeader matrix
+	Arch                  string       // the ArchColumn, when the matrix has it
 	Line                  int
 }
 
@@ -68,9 +76,13 @@ func ParseMatrix(name string, data []byte) ([]Row, error) {
 		return nil, csvError(name, err)
 	}
 	got := strings.Join(trimAll(header), ",")
-	parse := map[string]func([]string, int) (Row, error){MatrixHeader: parseRow, TagHeader: parseTagRow, ImageHeader: parseImageRow}[got]
-	if parse == nil {
-		return nil, fmt.Errorf("%s:1: header is %q, want %q (or %q, one whole tag per row, or %q, one whole repository:tag per row)", name, got, MatrixHeader, TagHeader, ImageHeader)
+	base, withArch := strings.CutSuffix(got, ","+ArchColumn)
+	parse := map[string]func([]string, int) (Row, error){MatrixHeader: parseRow, TagHeader: parseTagRow, ImageHeader: parseImageRow}[base]
+	if parse == nil || withArch && base == ImageHeader {
+		return nil, fmt.Errorf("%s:1: header is %q, want %q (or %q, one whole tag per row, or %q, one whole repository:tag per row; the first two may end with %q)", name, got, MatrixHeader, TagHeader, ImageHeader, ","+ArchColumn)
+	}
+	if withArch {
+		parse = withArchColumn(parse)
 	}
 	var rows []Row
 	for {
@@ -89,6 +101,26 @@ func ParseMatrix(name string, data []byte) ([]Row, error) {
 		rows = append(rows, row)
 	}
 }
+
+// withArchColumn reads the row's last field as its architecture and the
+// rest as parse does.
+func withArchColumn(parse func([]string, int) (Row, error)) func([]string, int) (Row, error) {
+	return func(rec []string, line int) (Row, error) {
+		if len(rec) < 2 {
+			return Row{}, fmt.Errorf("want the row's fields and its %s, got %d field(s)", ArchColumn, len(rec))
+		}
+		arch := rec[len(rec)-1]
+		if !archName.MatchString(arch) {
+			return Row{}, fmt.Errorf("%s %q is not an architecture such as amd64 or arm64", ArchColumn, arch)
+		}
+		row, err := parse(rec[:len(rec)-1], line)
+		row.Arch = arch
+		return row, err
+	}
+}
+
+// archName is an OCI platform's architecture as images name them.
+var archName = regexp.MustCompile(`^[a-z0-9]+$`)
 
 func parseRow(rec []string, line int) (Row, error) {
 	if len(rec) != 3 {

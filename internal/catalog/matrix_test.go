@@ -3,6 +3,7 @@ package catalog
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -209,6 +210,39 @@ func TestNewestKernel(t *testing.T) {
 	} {
 		if got := cat.NewestKernel(c.tag); got != c.want {
 			t.Errorf("NewestKernel(%s) = %q, want %q", c.tag, got, c.want)
+		}
+	}
+}
+
+// A matrix may say each row's architecture: a tag's architectures are
+// known only when every source that lists it says them.
+func TestMatrixArchColumn(t *testing.T) {
+	rows, err := ParseMatrix("arch.csv", []byte("driver_branch,kernel,os_tag,arch\n580,6.8.0-1015-nvidia,ubuntu22.04,amd64\n580,6.8.0-1015-nvidia,ubuntu24.04,amd64\n580,6.8.0-1015-nvidia,ubuntu24.04,arm64\n"))
+	if err != nil || len(rows) != 3 || rows[2].Arch != "arm64" || rows[2].Tag() != "580-6.8.0-1015-nvidia-ubuntu24.04" {
+		t.Fatalf("%v %+v", err, rows)
+	}
+	cat := New()
+	cat.Add("arch.csv", []string{rows[0].Tag(), rows[1].Tag(), rows[2].Tag()})
+	cat.addArches("arch.csv", rows)
+	if got := cat.Arches("580-6.8.0-1015-nvidia-ubuntu22.04"); !slices.Equal(got, []string{"amd64"}) {
+		t.Errorf("22.04: %v", got)
+	}
+	if got := cat.Arches("580-6.8.0-1015-nvidia-ubuntu24.04"); !slices.Equal(got, []string{"amd64", "arm64"}) {
+		t.Errorf("24.04: %v", got)
+	}
+	// Another source lists the 22.04 tag and says nothing of its
+	// architectures: nothing is known of them.
+	cat.Add("tags.csv", []string{"580-6.8.0-1015-nvidia-ubuntu22.04"})
+	if got := cat.Arches("580-6.8.0-1015-nvidia-ubuntu22.04"); got != nil {
+		t.Errorf("a source without the column: %v", got)
+	}
+	tags, err := ParseMatrix("t.csv", []byte("tag,arch\n595.91.07-ubuntu24.04,arm64\n"))
+	if err != nil || tags[0].Arch != "arm64" || tags[0].FullTag != "595.91.07-ubuntu24.04" {
+		t.Errorf("tag,arch: %v %+v", err, tags)
+	}
+	for _, bad := range []string{"image,arch\nr/d:1\n", "tag,arch\n595-ubuntu24.04,ARM 64\n", "tag,arch\nx\n"} {
+		if _, err := ParseMatrix("bad.csv", []byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
 		}
 	}
 }

@@ -54,6 +54,7 @@ func Matrices(src Sources) (*Catalog, error) {
 			tags[i] = r.Tag()
 		}
 		cat.Add(path, tags)
+		cat.addArches(path, rows)
 	}
 	return cat, nil
 }

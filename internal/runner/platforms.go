@@ -11,18 +11,25 @@ import (
 	"github.com/drvcheck/drvcheck/internal/registry"
 )
 
-// addPlatforms reads the architectures of the images that GPU nodes of
-// another architecture than amd64 pull from a registry the run lists: a
-// tag is one multi-arch index, so a tag that exists may still hold no
-// image for an arm64 node (DRV001). amd64 nodes are not asked for: no
-// index lacks amd64, and a fleet's tags would each cost a request.
-func addPlatforms(ctx context.Context, src catalog.Sources, facts *nodefacts.Set, nodes []*corev1.Node) error {
+// addPlatforms gives GPU nodes of another architecture than amd64 the
+// architectures their image is built for: a tag is one multi-arch index,
+// so a tag that exists may still hold no image for an arm64 node
+// (DRV001). A matrix with an arch column says so for its tags; else the
+// tag's index is read from a registry the run lists. amd64 nodes are not
+// asked for: no index lacks amd64, and a fleet's tags would each cost a
+// request.
+func addPlatforms(ctx context.Context, src catalog.Sources, cat *catalog.Catalog, facts *nodefacts.Set, nodes []*corev1.Node) error {
 	var refs []string
-	for _, f := range facts.List() {
-		if otherArch(f) && slices.Contains(src.Registry, f.Image.Repository) {
+	facts.Each(nodes, func(_ *corev1.Node, f *nodefacts.Facts) {
+		if !otherArch(*f) {
+			return
+		}
+		if a := cat.Arches(f.Tag); a != nil {
+			f.Image.Platforms = a
+		} else if slices.Contains(src.Registry, f.Image.Repository) {
 			refs = append(refs, f.Image.Ref)
 		}
-	}
+	})
 	if len(refs) == 0 {
 		return nil
 	}

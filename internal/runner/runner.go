@@ -260,7 +260,7 @@ func open(ctx context.Context, cfg Config, read Reader) (*opened, error) {
 	if cat, err = Confirm(ctx, cfg, cat, neededTags(facts)); err != nil {
 		return nil, err
 	}
-	if err := addPlatforms(ctx, cfg.Sources(), facts, inv.Nodes); err != nil {
+	if err := addPlatforms(ctx, cfg.Sources(), cat, facts, inv.Nodes); err != nil {
 		return nil, err
 	}
 	return &opened{engine: engine, inv: inv, facts: facts, cat: cat, profile: profile}, nil

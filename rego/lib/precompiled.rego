@@ -19,7 +19,7 @@ not_built(node) := why if {
 # node's architecture: a tag is one multi-arch index. The registry's index
 # says so when it was read (image.platforms); else NVIDIA's build matrix
 # does, for its own repository.
-not_built_for_arch(node) := sprintf("its index holds %s only, no %s image, and the pull fails with \"no matching manifest\"", [concat(", ", node.image.platforms), node.arch]) if {
+not_built_for_arch(node) := sprintf("it is built for %s only, no %s image, and the pull fails with \"no matching manifest\"", [concat(", ", node.image.platforms), node.arch]) if {
 	is_array(object.get(node, ["image", "platforms"], null))
 	not node.arch in node.image.platforms
 } else := why if {
