@@ -290,7 +290,8 @@ func TestNodePlanImageStepReadsTheFindings(t *testing.T) {
 	if p.CanRun || img.Status != plan.Blocked || len(img.Blockers) != 1 {
 		t.Fatalf("image step %+v", img)
 	}
-	if b := img.Blockers[0]; b.What != "no precompiled driver image 550-5.15.0-119-generic-ubuntu22.04 in "+after.Catalog.Describe() ||
+	if b := img.Blockers[0]; b.What != "no precompiled driver image 550-5.15.0-119-generic-ubuntu22.04 in "+after.Catalog.Describe()+
+		": the sources have 5.15.0-120-generic, a newer generic kernel with a 550 tag for ubuntu22.04: move the node's kernel to it" ||
 		b.Fix != "build and push 550-5.15.0-119-generic-ubuntu22.04, or add the row 550,5.15.0-119-generic,ubuntu22.04 to the support matrix" {
 		t.Fatalf("blocker %+v", b)
 	}
