@@ -40,6 +40,7 @@ func operatorEntry(p *operator.Profile, facts *nodefacts.Set, cat *catalog.Catal
 			"use_open_kernel_modules": d.UseOpenKernelModules,
 			"rdma":                    d.RDMA,
 			"gds_version":             gds.Version,
+			"refused":                 d.Refusal(),
 			"gds":                     hasGDS,
 			"gdrcopy":                 hasGDRCopy,
 		})

@@ -136,11 +136,28 @@ func (d Driver) given() string {
 
 // check refuses a driver no node could get an image from.
 func (d Driver) check() error {
-	if d.Unresolved != "" {
-		return nil // not an error of the inputs: Unresolved says what to give
+	if d.Unresolved != "" || d.Refusal() != "" {
+		return nil // not an error of the inputs: Unresolved says what to give, DRV009 what the operator does
 	}
 	_, err := d.Ref(kernelArg, "os")
 	return err
+}
+
+// Refusal says what the operator does with a precompiled driver whose
+// version is a digest, a configuration its inputs may hold (DRV009): an
+// NVIDIADriver is refused ("specifying image digest is not supported when
+// precompiled is enabled", nvidiadriver_types.go:682-685 at v26.7.0), and
+// a ClusterPolicy writes <repository>/<image>:<digest>-<kernel>, which is
+// no image reference (object_controls.go:3383-3394, 3423-3427). "" for any
+// other driver.
+func (d Driver) Refusal() string {
+	if !d.Precompiled || !digestRe.MatchString(d.Version) {
+		return ""
+	}
+	if d.Object.Kind == "NVIDIADriver" {
+		return "the operator refuses it (\"specifying image digest is not supported when precompiled is enabled\"): its nodes get no driver"
+	}
+	return "the operator writes " + d.Repository + "/" + d.Image + ":" + d.Version + "-<kernel>, which is no image reference: its driver pods fail with InvalidImageName"
 }
 
 // VersionNotBranch says whether a precompiled driver names a full

@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/drvcheck/drvcheck/internal/object"
@@ -61,5 +62,33 @@ func TestRenderCharts(t *testing.T) {
 	p.Drivers[0].Rendered = nil
 	if p.renderCharts(); p.Drivers[0].Rendered != nil {
 		t.Error("an assumed release was rendered")
+	}
+}
+
+// A precompiled driver with a digest is a configuration the operator
+// refuses, which DRV009 reports: the profile is built, not an exit 2.
+func TestPrecompiledDigestIsRefusedNotAnError(t *testing.T) {
+	digest := "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	cp := &ClusterPolicy{}
+	cp.Name = "cluster-policy"
+	yes := true
+	cp.Spec.Driver.UsePrecompiled = &yes
+	cp.Spec.Driver.Repository, cp.Spec.Driver.Image, cp.Spec.Driver.Version = "nvcr.io/nvidia", "driver", digest
+	p, err := Build(Flags{}, Objects{ClusterPolicies: []*ClusterPolicy{cp}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := p.Drivers[0].Refusal(); !strings.Contains(why, "InvalidImageName") {
+		t.Errorf("ClusterPolicy: %q", why)
+	}
+	if _, err := p.Drivers[0].Ref("k", "ubuntu22.04"); err == nil {
+		t.Error("a precompiled digest made a reference")
+	}
+	d := Driver{Object: object.Ref{Kind: "NVIDIADriver", Name: "n"}, Precompiled: true, Version: digest}
+	if why := d.Refusal(); !strings.Contains(why, "refuses it") {
+		t.Errorf("NVIDIADriver: %q", why)
+	}
+	if (Driver{Precompiled: true, Version: "580"}).Refusal() != "" || (Driver{Version: digest}).Refusal() != "" {
+		t.Error("a refusal where there is none")
 	}
 }
