@@ -33,6 +33,9 @@ nvidia_precompiled(node) if {
 	object.get(node, ["image", "repository"], "") == data.drvcheck.precompiled.repository
 }
 
+# Each check gives one reason at most (an else chain): two that hold at
+# once (arm64 on 22.04 with azure-fde) would otherwise conflict.
+
 # build_gaps are the reasons, most lasting first: the OS and the kernel
 # flavour are never built (GKE's, gpu-operator#1220), a kernel series or
 # a branch may come or go with NVIDIA's matrix, the architecture last.
@@ -63,9 +66,7 @@ gap(node, "flavour") := sprintf("NVIDIA builds no precompiled driver for the %s 
 	data.drvcheck.precompiled.os_tags[node.os_tag]
 	object.get(node, "kernel_flavour", "") != ""
 	not node.kernel_flavour in data.drvcheck.precompiled.flavours
-}
-
-gap(node, "flavour") := sprintf("NVIDIA builds no precompiled driver for the %s kernel flavour on %s", [node.kernel_flavour, node.os_tag]) if {
+} else := sprintf("NVIDIA builds no precompiled driver for the %s kernel flavour on %s", [node.kernel_flavour, node.os_tag]) if {
 	some x in data.drvcheck.precompiled.excluded_flavours
 	x.os_tag == node.os_tag
 	x.flavour == object.get(node, "kernel_flavour", "")
@@ -75,9 +76,7 @@ gap(node, "arch") := sprintf("NVIDIA builds its precompiled images for %s for %s
 	build := data.drvcheck.precompiled.os_tags[node.os_tag]
 	object.get(node, "arch", "") != ""
 	not node.arch in build.arches
-}
-
-gap(node, "arch") := sprintf("NVIDIA builds no %s precompiled image for the %s kernel flavour: the pull fails with \"no matching manifest\"", [node.arch, node.kernel_flavour]) if {
+} else := sprintf("NVIDIA builds no %s precompiled image for the %s kernel flavour: the pull fails with \"no matching manifest\"", [node.arch, node.kernel_flavour]) if {
 	some x in data.drvcheck.precompiled.excluded_flavours
 	x.arch == object.get(node, "arch", "")
 	x.flavour == object.get(node, "kernel_flavour", "")

@@ -31,3 +31,11 @@ test_not_nvidias_build if {
 	not lib.not_built(with_({"/image/repository": "registry.corp/nvidia/driver", "/os_tag": "rhel9.4"}))
 	not lib.not_built(with_({"/image/precompiled": false, "/os_tag": "rhel9.4"}))
 }
+
+# Two reasons of one kind at once (arm64 is built for 24.04 only, and
+# never for azure-fde): the first is given, never a conflict.
+test_two_arch_reasons if {
+	node := with_({"/arch": "arm64", "/kernel_series": "6.8", "/kernel_flavour": "azure-fde"})
+	lib.not_built(node) == "NVIDIA builds no precompiled driver for the azure-fde kernel flavour on ubuntu22.04"
+	startswith(lib.not_built_for_arch(node), "NVIDIA builds its precompiled images for ubuntu22.04 for amd64 only")
+}
