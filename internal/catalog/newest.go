@@ -17,7 +17,13 @@ type newestKey struct{ branch, osTag, series, flavour string }
 // yet", and one older a kernel the node could move to.
 type newest struct {
 	once sync.Once
-	m    map[newestKey]string
+	m    map[newestKey]kernelOf
+}
+
+// kernelOf is a kernel release as written and in its parts.
+type kernelOf struct {
+	name  string
+	parts nodefacts.UbuntuKernel
 }
 
 // NewestKernel is the newest kernel of the same branch, OS tag, series and
@@ -30,13 +36,12 @@ func (c *Catalog) NewestKernel(tag string) string {
 		return ""
 	}
 	c.newest.once.Do(c.indexNewest)
-	return c.newest.m[newestKey{branch, osTag, k.Series, k.Flavour}]
+	return c.newest.m[newestKey{branch, osTag, k.Series, k.Flavour}].name
 }
 
 // indexNewest walks the tags once.
 func (c *Catalog) indexNewest() {
-	m := map[newestKey]string{}
-	parsed := map[string]nodefacts.UbuntuKernel{}
+	m := map[newestKey]kernelOf{}
 	for t := range c.tags {
 		branch, kernel, osTag, ok := imageref.SplitDriverTag(t)
 		k, ok2 := nodefacts.ParseUbuntuKernel(kernel)
@@ -44,10 +49,9 @@ func (c *Catalog) indexNewest() {
 			continue
 		}
 		key := newestKey{branch, osTag, k.Series, k.Flavour}
-		if have, ok := m[key]; !ok || k.Compare(parsed[have]) > 0 {
-			m[key] = kernel
+		if have, ok := m[key]; !ok || k.Compare(have.parts) > 0 {
+			m[key] = kernelOf{kernel, k}
 		}
-		parsed[kernel] = k
 	}
 	c.newest.m = m
 }

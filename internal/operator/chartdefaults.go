@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"sync"
 )
 
 // chartDefaultsJSON holds, for every release of the gpu-operator chart
@@ -116,10 +117,11 @@ type PhaseDefaults struct {
 	DeleteEmptyDir bool   `json:"deleteEmptyDir"`
 }
 
-// chartDefaults is the file read once, in release order. It is part of
+// chartDefaults is the file read once, in release order, when a run first
+// needs it (not at every start, a render's child's too). It is part of
 // the program, not input: a malformed file is a build mistake that the
 // package's tests catch, so reading it panics.
-var chartDefaults = readChartDefaults()
+var chartDefaults = sync.OnceValue(readChartDefaults)
 
 func readChartDefaults() []ChartDefaults {
 	dec := json.NewDecoder(bytes.NewReader(chartDefaultsJSON))
@@ -135,7 +137,7 @@ func readChartDefaults() []ChartDefaults {
 // knows them. The result shares its map, slices and pointers with the
 // table: read them, never write.
 func DefaultsOf(v Version) (ChartDefaults, bool) {
-	for _, d := range chartDefaults {
+	for _, d := range chartDefaults() {
 		if d.Release == v.String() {
 			return d, true
 		}

@@ -43,14 +43,14 @@ var chartReleases = []struct{ release, driver string }{
 // Every release is there, once, in order, and defaultVersion answers
 // for each what it answered before.
 func TestChartDefaultsReleases(t *testing.T) {
-	if len(chartDefaults) != len(chartReleases) {
-		t.Fatalf("chartdefaults.json has %d releases; want %d", len(chartDefaults), len(chartReleases))
+	if len(chartDefaults()) != len(chartReleases) {
+		t.Fatalf("chartdefaults.json has %d releases; want %d", len(chartDefaults()), len(chartReleases))
 	}
 	var previous Version
 	for i, want := range chartReleases {
-		v, err := ParseVersion(chartDefaults[i].Release)
-		if err != nil || chartDefaults[i].Release != want.release {
-			t.Errorf("release %d is %q (%v); want %s", i, chartDefaults[i].Release, err, want.release)
+		v, err := ParseVersion(chartDefaults()[i].Release)
+		if err != nil || chartDefaults()[i].Release != want.release {
+			t.Errorf("release %d is %q (%v); want %s", i, chartDefaults()[i].Release, err, want.release)
 		}
 		if i > 0 && compareVersions(previous, v) >= 0 {
 			t.Errorf("%s follows %s: the releases are not in order", v, previous)
@@ -107,7 +107,7 @@ func TestChartDefaultsKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, obj := range raw {
-		v, _ := ParseVersion(chartDefaults[i].Release) // TestChartDefaultsReleases checks it
+		v, _ := ParseVersion(chartDefaults()[i].Release) // TestChartDefaultsReleases checks it
 		for _, path := range chartKeys {
 			if !has(obj, path) {
 				t.Errorf("%s: no %s", v, path)
@@ -149,7 +149,7 @@ func inRange(v Version, from, before string) bool {
 // is a full one, and it cites its tag's values.yaml with the blocks'
 // lines in the file's order.
 func TestChartDefaultsValues(t *testing.T) {
-	for _, d := range chartDefaults {
+	for _, d := range chartDefaults() {
 		if !fullRe.MatchString(d.Driver.Version) {
 			t.Errorf("%s: driver.version %q is no full driver version", d.Release, d.Driver.Version)
 		}

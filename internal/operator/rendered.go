@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"sync"
 )
 
 // What the chart renders: a values file holds only what its author set,
@@ -15,8 +16,9 @@ import (
 // v24.9.0) is named as the change it is.
 
 // chartValues are the releases' defaults as values maps, keyed by
-// release: the table's driver, gds and gdrcopy sections.
-var chartValues = func() map[string]map[string]any {
+// release: the table's driver, gds and gdrcopy sections, read when a
+// chart's values are first rendered.
+var chartValues = sync.OnceValue(func() map[string]map[string]any {
 	var rows []map[string]any
 	if err := json.Unmarshal(chartDefaultsJSON, &rows); err != nil {
 		panic(fmt.Sprintf("chartdefaults.json: %v", err)) // the same file chartDefaults reads
@@ -30,13 +32,13 @@ var chartValues = func() map[string]map[string]any {
 		out[release] = r
 	}
 	return out
-}()
+})
 
 // renderCharts gives each driver the chart's values make its Rendered
 // values: the release's defaults with the values over them. Only when the
 // release is known: an assumed release's defaults would be a guess.
 func (p *Profile) renderCharts() {
-	defaults, ok := chartValues[p.Version.String()]
+	defaults, ok := chartValues()[p.Version.String()]
 	if !ok || p.versionAssumed() {
 		return
 	}

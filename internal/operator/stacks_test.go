@@ -55,7 +55,7 @@ func TestRenderCharts(t *testing.T) {
 	if d["version"] != "550.127.05" || policy["maxParallelUpgrades"] != 2.0 || policy["maxUnavailable"] != "25%" {
 		t.Errorf("rendered %v", d)
 	}
-	if chartValues["v24.9.0"]["driver"].(map[string]any)["upgradePolicy"].(map[string]any)["maxParallelUpgrades"] != 1.0 {
+	if chartValues()["v24.9.0"]["driver"].(map[string]any)["upgradePolicy"].(map[string]any)["maxParallelUpgrades"] != 1.0 {
 		t.Error("the defaults' table was written")
 	}
 	p.Version, p.VersionFrom = Newest, versionAssumed
