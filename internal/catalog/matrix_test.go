@@ -135,6 +135,8 @@ func FuzzParseMatrix(f *testing.F) {
 	f.Add([]byte("driver_branch,kernel,os_tag\n550,\"a\nb\",x\n"))
 	f.Add([]byte("tag\n550.90.07-ubuntu22.04\n"))
 	f.Add([]byte("image\nnvcr.io/nvidia/cloud-native/nvidia-fs:2.17.5-ubuntu22.04\n"))
+	f.Add([]byte("driver_branch,kernel,os_tag,arch\n580,6.8.0-1015-nvidia,ubuntu24.04,arm64\n"))
+	f.Add([]byte("tag,arch\n595.91.07-ubuntu24.04,amd64\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rows, err := ParseMatrix("fuzz.csv", data)
 		if err != nil {
@@ -154,6 +156,9 @@ func FuzzParseMatrix(f *testing.F) {
 			whole := r.FullTag != "" && r.Branch == "" && r.Kernel == "" && r.OSTag == ""
 			if !whole && (r.FullTag != "" || r.Branch == "" || r.Kernel == "" || r.OSTag == "") {
 				t.Fatalf("row with an empty field accepted: %+v", r)
+			}
+			if r.Arch != "" && !archName.MatchString(r.Arch) {
+				t.Fatalf("row with an architecture that is none accepted: %+v", r)
 			}
 			if whole && !imageref.ValidTag(r.FullTag) {
 				t.Fatalf("tag row that is not an image tag accepted: %+v", r)
