@@ -59,3 +59,11 @@ met("nvidiadriver-pools-share-state") := {{"object": first.object, "what": sprin
 	count(pools) > 1
 	first := pools[0]
 }
+
+# A GPU node whose MIG manager gave up: mig.config.state=failed (the MIG
+# manager's label, mig-parted cmd/nvidia-mig-manager). The bug is one cause
+# of it; the fix says how to tell.
+met("mig-manager-not-retried") := {{"object": n.object, "what": sprintf("%s is at nvidia.com/mig.config.state=failed (mig.config %s)", [n.name, object.get(n.labels, "nvidia.com/mig.config", "unset")])} |
+	some n in lib.gpu_nodes
+	object.get(n, ["labels", "nvidia.com/mig.config.state"], "") == "failed"
+}

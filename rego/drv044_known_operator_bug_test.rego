@@ -56,3 +56,24 @@ test_pools_after_the_fix_or_one_pool if {
 test_assumed_release if {
 	count(drv044.findings) == 0 with input as {"operator": {"operator_version": "v25.10.0", "operator_version_from": "assumed (the newest drvcheck knows; give --operator-version)", "drivers": pools}, "nodes": []}
 }
+
+# gpu-operator#2874: a node left at mig.config.state=failed (the label the
+# issue prints) on a release without PR #2881.
+mig_node(state) := {"name": "dgx-a100-0", "gpu": true, "object": ref("Node", "dgx-a100-0"), "labels": {"nvidia.com/mig.config": "all-1g.10gb", "nvidia.com/mig.config.state": state}}
+
+test_mig_manager_failed if {
+	fs := findings("v25.10.0", [], [mig_node("failed")])
+	count(fs) == 1
+	some f in fs
+	f.object == ref("Node", "dgx-a100-0")
+	startswith(f.message, "dgx-a100-0 is at nvidia.com/mig.config.state=failed (mig.config all-1g.10gb) on GPU Operator v25.10.0: after the driver is unloaded")
+	endswith(f.message, "(NVIDIA/gpu-operator#2874, #2854)")
+	contains(f.fix, "delete that pod")
+	count(findings("v26.7.0", [], [mig_node("failed")])) == 1
+}
+
+test_mig_manager_success_or_pending if {
+	count(findings("v26.7.0", [], [mig_node("success")])) == 0
+	count(findings("v26.7.0", [], [mig_node("pending")])) == 0
+	count(findings("v26.7.0", [], [object.remove(mig_node("failed"), ["labels"])])) == 0
+}

@@ -44,20 +44,24 @@ func TestArchFromTheRegistrysIndex(t *testing.T) {
 	}
 	repo := d.repo("nvidia/driver")
 	tag := "580-6.8.0-1015-nvidia-64k-ubuntu24.04"
-	check := func() result {
-		return drv(t, "check", nodes, "--driver-version", "580", "--precompiled", "--driver-repository", repo,
-			"--registry", repo, "--cache-dir", t.TempDir(), "-o", "json")
+	cache := t.TempDir()
+	check := func(cache string, flags ...string) result {
+		return drv(t, append([]string{"check", nodes, "--driver-version", "580", "--precompiled", "--driver-repository", repo,
+			"--registry", repo, "--cache-dir", cache, "-o", "json"}, flags...)...)
 	}
 
 	d.pushIndex(t, "nvidia/driver", tag, "amd64")
-	r := check()
 	want := repo + ":" + tag + " exists, but not for gh200-0, which is arm64: it is built for amd64 only"
-	if r.code != exitFindings || !strings.Contains(r.stdout, want) {
-		t.Fatalf("amd64-only index: exit %d, want a DRV001 %q:\n%s\n%s", r.code, want, r.stdout, r.stderr)
+	// Online, then offline from what the first run cached.
+	for _, flags := range [][]string{nil, {"--offline"}} {
+		r := check(cache, flags...)
+		if r.code != exitFindings || !strings.Contains(r.stdout, want) {
+			t.Fatalf("amd64-only index %v: exit %d, want a DRV001 %q:\n%s\n%s", flags, r.code, want, r.stdout, r.stderr)
+		}
 	}
 
 	d.pushIndex(t, "nvidia/driver", tag, "amd64", "arm64")
-	if r := check(); r.code != exitOK || strings.Contains(r.stdout, "DRV001") {
+	if r := check(t.TempDir()); r.code != exitOK || strings.Contains(r.stdout, "DRV001") {
 		t.Fatalf("an index with arm64: exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -88,3 +88,26 @@ func TestStatusWithoutStalls(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 }
+
+// A matrix of whole references (testdata/operator/change/images.csv)
+// lists the driver images: status says present, as check finds none
+// missing.
+func TestStatusReadsAnImageMatrix(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "operator", "change")
+	args := []string{filepath.Join(dir, "base.yaml"), filepath.Join(dir, "nodes.yaml"), "--matrix", filepath.Join(dir, "images.csv")}
+	out, errs, code := drvcheck(t, "", append([]string{"status", "-o", "json"}, args...)...)
+	var doc struct {
+		Nodes []struct{ Node, Image string }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 0 || len(doc.Nodes) != 3 {
+		t.Fatalf("exit %d, %v\n%s%s", code, err, out, errs)
+	}
+	for _, n := range doc.Nodes {
+		if n.Image != "present" {
+			t.Errorf("%s: image %s, want present", n.Node, n.Image)
+		}
+	}
+	if out, _, code := drvcheck(t, "", append([]string{"check"}, args...)...); code != 0 || strings.Contains(out, "DRV001") {
+		t.Errorf("check: exit %d\n%s", code, out)
+	}
+}

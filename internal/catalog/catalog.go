@@ -117,6 +117,16 @@ func (c *Catalog) CheckImage(repository, tag string) Verdict {
 	return Verdict{Checked: true, Present: len(have) > 0, Sources: slices.Clone(have)}
 }
 
+// CheckRef is the verdict on a driver image: the sources of tags, else
+// those that list whole references of repository (an image matrix).
+func (c *Catalog) CheckRef(repository, tag string) Verdict {
+	v := c.Check(tag)
+	if w := c.CheckImage(repository, tag); !v.Present && w.Present {
+		return w
+	}
+	return v
+}
+
 // SourcesOf names the sources that list repository, in the order added.
 func (c *Catalog) SourcesOf(repository string) []string {
 	return slices.Clone(c.repoSources[repository])

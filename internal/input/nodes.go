@@ -89,10 +89,7 @@ var blamed = map[string]string{catalog.Branch: "branch", catalog.Kernel: "kernel
 // blamed on the label of the part no source has with the other two (the
 // kernel, after a kernel bump), so that its finding points at that line.
 func image(cat *catalog.Catalog, f nodefacts.Facts, fields map[string]string) map[string]any {
-	v := cat.Check(f.Tag)
-	if w := cat.CheckImage(f.Image.Repository, f.Tag); !v.Present && w.Present {
-		v = w // a matrix of whole references lists it
-	}
+	v := cat.CheckRef(f.Image.Repository, f.Tag)
 	field := ""
 	if v.Checked && !v.Present && f.Image.Owner == "" {
 		field = fields[blamed[cat.Blame(f.Branch, f.Kernel, f.OSTag)]]

@@ -107,7 +107,7 @@ type image struct {
 func imageStep(node string, after After) image {
 	f, _ := after.Facts.Get(node)
 	s := image{Step: Step{Name: StepImage, Title: "image present?", Blockers: after.imageBlockers(node)}, tag: f.Tag}
-	v := after.Catalog.Check(f.Tag)
+	v := after.Catalog.CheckRef(f.Image.Repository, f.Tag)
 	switch {
 	case f.Tag == "":
 		s.Summary = "no tag: the node's kernel or OS is unknown"

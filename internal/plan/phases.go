@@ -77,6 +77,9 @@ func (r *rollout) finish(n *corev1.Node, o *NodeOutcome) {
 		// The driver manager has already unloaded the old driver.
 		o.Outcome, o.State, o.Why = Stuck, statePodRestart, img.Blockers
 		o.Note = "the new driver image is missing: the node stays cordoned with no driver loaded until it exists"
+		if img.tag == "" {
+			o.Note = "the new driver image is unknown (the labels its tag is made of are missing): the node stays cordoned with no driver loaded until its driver pod finds an image"
+		}
 		return
 	}
 	if !nodefacts.Ready(n) {

@@ -203,14 +203,17 @@ func scopesOf(m *placement.Model, after After, opt RollingOptions) ([]*scope, er
 			byName[name] = sc
 			out = append(out, sc)
 		}
-		if f.Image.Ref != "" && !f.Image.Managed {
-			sc.unmanaged = append(sc.unmanaged, NodeOutcome{Node: n.Name, Scope: name, Outcome: Skipped, Note: "not managed: " + f.Image.Reason})
-			continue
-		}
 		if removed, why := removedBy(opt.Change, n.Name); removed {
 			// Its DaemonSet's pod goes at once; the upgrade controller
 			// has no driver pod of it to roll.
 			sc.unmanaged = append(sc.unmanaged, NodeOutcome{Node: n.Name, Scope: name, Outcome: Skipped, Note: "not rolled: it " + why})
+			continue
+		}
+		// The operator deploys no driver here: no driver pod to roll, and
+		// the library counts the node nowhere, whether its tag is known
+		// or not.
+		if !f.Image.Managed {
+			sc.unmanaged = append(sc.unmanaged, NodeOutcome{Node: n.Name, Scope: name, Outcome: Skipped, Note: "not managed: " + f.Image.Reason})
 			continue
 		}
 		sc.nodes = append(sc.nodes, n)

@@ -491,3 +491,42 @@ func TestRollingRestartOnly(t *testing.T) {
 		t.Fatalf("requested: %v %s", err, outcomes(r))
 	}
 }
+
+// The scope's counts at the outset take every node the operator manages,
+// whether its tag is known or not, and no node it leaves alone: a
+// cordoned, NotReady node in cordon-required with no OS labels is one of
+// the managed, already in the upgrade and unavailable; a node labelled
+// nvidia.com/gpu.deploy.driver=false with no OS labels has no driver pod
+// and counts nowhere (GetTotalManagedNodes counts the driver pods' nodes,
+// k8s-operator-libs pkg/upgrade/upgrade_state.go:1038-1054).
+func TestRollingHeaderCountsNodesWhoseTagIsUnknown(t *testing.T) {
+	noOS := func(name, labels, rest string) string {
+		n := gpuNode(name)
+		for _, l := range []string{"\n    feature.node.kubernetes.io/system-os_release.ID: ubuntu", "\n    feature.node.kubernetes.io/system-os_release.VERSION_ID: \"22.04\""} {
+			n = strings.Replace(n, l, "", 1)
+		}
+		return n + labels + rest
+	}
+	docs := []string{gpuNode("n0"), gpuNode("n1"),
+		noOS("n2", "\n    nvidia.com/gpu.deploy.driver: \"false\"", ""),
+		noOS("n3", "\n    nvidia.com/gpu-driver-upgrade-state: cordon-required", "\nspec: {unschedulable: true}\nstatus:\n  conditions: [{type: Ready, status: \"False\"}]"),
+		web}
+	m, after := fleetOfDocs(t, docs, row550)
+	if f, _ := after.Facts.Get("n3"); f.Tag != "" {
+		t.Fatalf("n3's tag is known: %s", f.Tag)
+	}
+	r, err := plan.Roll(m, after, operatorFlow(func(p *operator.Policy) { p.MaxUnavailable = "100%" }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := r.Scopes[0]
+	if sc.Managed != 3 || sc.InProgress != 1 || sc.Unavailable != 1 {
+		t.Errorf("managed %d, in progress %d, unavailable %d; want 3, 1, 1", sc.Managed, sc.InProgress, sc.Unavailable)
+	}
+	if o := r.Nodes[2]; o.Outcome != plan.Skipped || o.Note != "not managed: nvidia.com/gpu.deploy.driver=false" {
+		t.Errorf("n2: %+v", o)
+	}
+	if o := r.Nodes[3]; o.Outcome != plan.Stuck || !strings.Contains(o.Note, "the new driver image is unknown") {
+		t.Errorf("n3: %+v", o)
+	}
+}

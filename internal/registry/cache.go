@@ -15,11 +15,29 @@ import (
 	"github.com/drvcheck/drvcheck/internal/fileerr"
 )
 
-// cacheEntry is one repository's listing on disk.
+// cacheEntry is one repository's listing on disk, with the platforms of
+// the tags whose index a run read (Lister.Platforms), by tag.
 type cacheEntry struct {
-	Repository string    `json:"repository"`
-	Fetched    time.Time `json:"fetched"`
-	Tags       []string  `json:"tags"`
+	Repository string                     `json:"repository"`
+	Fetched    time.Time                  `json:"fetched"`
+	Tags       []string                   `json:"tags"`
+	Platforms  map[string]cachedPlatforms `json:"platforms,omitempty"`
+}
+
+// cachedPlatforms are one tag's architectures, and when they were read:
+// a tag may be pushed again with more of them, so they age as a listing
+// does.
+type cachedPlatforms struct {
+	Arches  []string  `json:"arches"`
+	Fetched time.Time `json:"fetched"`
+}
+
+// platforms of a nil entry are none.
+func (e *cacheEntry) platforms() map[string]cachedPlatforms {
+	if e == nil {
+		return nil
+	}
+	return e.Platforms
 }
 
 // cache keeps listings in dir/tags, one JSON file per repository.

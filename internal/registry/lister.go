@@ -162,7 +162,8 @@ func (l *Lister) list(ctx context.Context, ref name.Repository, given string) (L
 	tags = slices.Compact(tags)
 	lst := Listing{Repository: given, Tags: tags, Fetched: now}
 	if l.cache != nil {
-		if err := l.cache.write(cacheEntry{Repository: key, Fetched: now, Tags: tags}); err != nil {
+		// The tags' platforms age on their own clocks: kept.
+		if err := l.cache.write(cacheEntry{Repository: key, Fetched: now, Tags: tags, Platforms: entry.platforms()}); err != nil {
 			l.opt.Warn("registry listing not cached: " + err.Error())
 		}
 	}

@@ -47,7 +47,7 @@ func Rows(facts *nodefacts.Set, cat *catalog.Catalog, findings []policy.Finding)
 		}
 		rows = append(rows, Row{
 			Node: f.Name, Driver: f.DriverVersion, Kernel: f.Kernel, Tag: f.Tag,
-			Image: image(cat.Check(f.Tag), f), State: f.UpgradeState, StateStep: states.Step(f.UpgradeState),
+			Image: image(cat.CheckRef(f.Image.Repository, f.Tag), f), State: f.UpgradeState, StateStep: states.Step(f.UpgradeState),
 			Cordoned: f.Unschedulable, Finding: explain(f, findings),
 		})
 		if !f.Image.Managed {
