@@ -35,16 +35,19 @@ func Rank(severity string) int {
 // check act on (docs/input.md, "What commands read from findings"); they
 // are not part of the JSON report.
 type Finding struct {
-	Rule     string     `json:"rule"`
-	Title    string     `json:"title"`
-	Severity string     `json:"severity"`
-	Object   object.Ref `json:"object"`
-	Node     string     `json:"node,omitempty"`
-	Tag      string     `json:"tag,omitempty"`
-	Message  string     `json:"message"`
-	File     string     `json:"file,omitempty"`
-	Line     int        `json:"line,omitempty"`
-	Field    []any      `json:"-"`
+	Rule     string `json:"rule"`
+	Title    string `json:"title"`
+	Severity string `json:"severity"`
+	// Cluster names the cluster of a fleet's merged result (report
+	// merge); empty in one cluster's run.
+	Cluster string     `json:"cluster,omitempty"`
+	Object  object.Ref `json:"object"`
+	Node    string     `json:"node,omitempty"`
+	Tag     string     `json:"tag,omitempty"`
+	Message string     `json:"message"`
+	File    string     `json:"file,omitempty"`
+	Line    int        `json:"line,omitempty"`
+	Field   []any      `json:"-"`
 	// Baseline is "new" or "existing" when the run is compared with an
 	// earlier report (--baseline, internal/baseline); empty otherwise.
 	Baseline string `json:"baseline,omitempty"`
@@ -65,6 +68,7 @@ func Sort(fs []Finding) {
 	slices.SortStableFunc(fs, func(a, b Finding) int {
 		return cmp.Or(
 			cmp.Compare(a.Rule, b.Rule),
+			cmp.Compare(a.Cluster, b.Cluster),
 			cmp.Compare(a.Object.Namespace, b.Object.Namespace),
 			cmp.Compare(a.Object.Name, b.Object.Name),
 			cmp.Compare(a.Object.Kind, b.Object.Kind),

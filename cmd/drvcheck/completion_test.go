@@ -100,7 +100,7 @@ func TestHelpExamplesRun(t *testing.T) {
 			if args[0] != "drvcheck" || !strings.Contains(l, "testdata/") {
 				continue
 			}
-			if name != "verify" && name != "rules" && name != "snapshot" && name != "input" {
+			if name != "verify" && name != "rules" && name != "snapshot" && name != "input" && name != "report" {
 				args = append(args, "--cache-dir="+t.TempDir()) // never the user's cache
 			}
 			if r := drv(t, args[1:]...); r.code == exitError {

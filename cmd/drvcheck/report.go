@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/drvcheck/drvcheck/internal/baseline"
+	"github.com/drvcheck/drvcheck/internal/fleet"
 	"github.com/drvcheck/drvcheck/internal/pushgateway"
 	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/internal/report"
@@ -82,6 +83,8 @@ func (o *options) reportOf(res *runner.Result, code int) render.Report {
 			rep.Objects = append(rep.Objects, m.Ref)
 		}
 	}
+	c := fleet.Of(o.ClusterName, res.Facts, res.Profile)
+	rep.Cluster = &c
 	return rep
 }
 

@@ -41,7 +41,7 @@ func githubCommand(f policy.Finding, opt Options) string {
 		title, level = title+" (existing)", "notice"
 	}
 	props = append(props, "title="+escapeProperty(title))
-	return fmt.Sprintf("::%s %s::%s", level, strings.Join(props, ","), escapeData(f.Object.String()+": "+f.Message))
+	return fmt.Sprintf("::%s %s::%s", level, strings.Join(props, ","), escapeData(where(f)+": "+f.Message))
 }
 
 // escapeData escapes a command's message as the Actions runner decodes it

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/drvcheck/drvcheck/internal/exceptions"
+	"github.com/drvcheck/drvcheck/internal/fleet"
 	"github.com/drvcheck/drvcheck/policy"
 )
 
@@ -14,12 +15,14 @@ type jsonReport struct {
 	// reason; absent when there are none, so the documented shape holds.
 	Suppressed []exceptions.Suppressed `json:"suppressed,omitempty"`
 	Summary    policy.Summary          `json:"summary"`
+	Cluster    *fleet.Cluster          `json:"cluster,omitempty"`
+	Clusters   []fleet.Cluster         `json:"clusters,omitempty"`
 }
 
 // JSON prints the documented shape (README, "JSON output"): sorted findings (never null) and the
 // summary.
 func JSON(w io.Writer, r Report, _ Options) error {
-	out := jsonReport{Findings: r.Findings, Suppressed: r.Suppressed, Summary: r.Summary}
+	out := jsonReport{Findings: r.Findings, Suppressed: r.Suppressed, Summary: r.Summary, Cluster: r.Cluster, Clusters: r.Clusters}
 	if out.Findings == nil {
 		out.Findings = []policy.Finding{}
 	}

@@ -42,7 +42,7 @@ func Markdown(w io.Writer, r Report, opt Options) error {
 				break
 			}
 			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", markdownIcons.of(f.Severity), cell(f.Rule+" "+f.Title+existingMark(f)),
-				cell(f.Object.String()), location(f, opt), cell(f.Message))
+				cell(where(f)), location(f, opt), cell(f.Message))
 		}
 		fmt.Fprintln(bw)
 	}
@@ -59,7 +59,7 @@ func Markdown(w io.Writer, r Report, opt Options) error {
 			if x.Expires != "" {
 				reason += " (until " + x.Expires + ")"
 			}
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", cell(x.Rule+" "+x.Title), cell(x.Object.String()),
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", cell(x.Rule+" "+x.Title), cell(where(x.Finding)),
 				location(x.Finding, opt), cell(reason), cell(x.Source))
 		}
 		fmt.Fprintln(bw, "\n</details>")

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"github.com/drvcheck/drvcheck/internal/fleet"
 	"io"
 	"slices"
 	"time"
@@ -24,6 +25,10 @@ type Report struct {
 	Objects []object.Ref
 	// Run is about the run itself, for the metrics format.
 	Run Run
+	// Cluster is what a fleet compares of the run's cluster (-o json);
+	// Clusters, a merged result's clusters (report merge).
+	Cluster  *fleet.Cluster
+	Clusters []fleet.Cluster
 }
 
 // Run is when and how a run ended.
@@ -80,4 +85,13 @@ func Render(w io.Writer, format string, r Report, opt Options) error {
 		return fmt.Errorf("unknown output format %q (want one of %v)", format, Formats())
 	}
 	return f(w, r, opt)
+}
+
+// where is the finding's object, after its cluster in a fleet's result
+// (report merge): every format names it so.
+func where(f policy.Finding) string {
+	if f.Cluster != "" {
+		return f.Cluster + ": " + f.Object.String()
+	}
+	return f.Object.String()
 }

@@ -184,7 +184,7 @@ func sarifResultOf(f policy.Finding, index map[string]int, opt Options) sarifRes
 		RuleID:              f.Rule,
 		RuleIndex:           index[f.Rule],
 		Level:               sarifLevels.of(f.Severity),
-		Message:             sarifText{Text: f.Object.String() + ": " + f.Message},
+		Message:             sarifText{Text: where(f) + ": " + f.Message},
 		PartialFingerprints: map[string]string{"drvcheckFinding/v1": fingerprint(f)},
 		BaselineState:       sarifBaseline[f.Baseline],
 	}
@@ -223,8 +223,14 @@ func suppressionOf(s exceptions.Suppressed) sarifSuppression {
 
 // fingerprint identifies a finding across runs whatever line it moves to,
 // so code scanning tracks one alert rather than opening a new one.
+// A fleet's finding counts its cluster too; one cluster's keeps the
+// fingerprint it always had.
 func fingerprint(f policy.Finding) string {
-	sum := sha256.Sum256([]byte(strings.Join([]string{f.Rule, f.Object.Kind, f.Object.Namespace, f.Object.Name, f.Node, f.Tag, fmt.Sprint(f.Field...)}, "\x00")))
+	parts := []string{f.Rule, f.Object.Kind, f.Object.Namespace, f.Object.Name, f.Node, f.Tag, fmt.Sprint(f.Field...)}
+	if f.Cluster != "" {
+		parts = append(parts, f.Cluster)
+	}
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	return hex.EncodeToString(sum[:16])
 }
 

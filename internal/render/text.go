@@ -39,7 +39,7 @@ func Text(w io.Writer, r Report, opt Options) error {
 		}
 		fmt.Fprintf(bw, "%s (%d)\n", paint(bold+sev.color, sev.label), len(group))
 		for _, f := range group {
-			fmt.Fprintf(bw, "  %s %s  %s%s\n", paint(sev.color, oneline.Escape(f.Rule)), oneline.Escape(f.Title), oneline.Escape(f.Object.String()), existingMark(f))
+			fmt.Fprintf(bw, "  %s %s  %s%s\n", paint(sev.color, oneline.Escape(f.Rule)), oneline.Escape(f.Title), oneline.Escape(where(f)), existingMark(f))
 			if f.File != "" {
 				fmt.Fprintf(bw, "    %s:%d\n", oneline.Escape(f.File), f.Line)
 			}
@@ -56,7 +56,11 @@ func Text(w io.Writer, r Report, opt Options) error {
 	if split := baselineSplit(r.Findings); split != "" {
 		fmt.Fprintf(bw, " (%s)", split)
 	}
-	fmt.Fprintf(bw, "; %d GPU node(s), %d object(s) checked\n", s.GPUNodes, s.Objects)
+	fmt.Fprintf(bw, "; %d GPU node(s), %d object(s) checked", s.GPUNodes, s.Objects)
+	if len(r.Clusters) > 0 {
+		fmt.Fprintf(bw, " in %d cluster(s)", len(r.Clusters))
+	}
+	fmt.Fprintln(bw)
 	return bw.Flush()
 }
 
@@ -106,7 +110,7 @@ func textSuppressed(w io.Writer, r Report, paint func(code, s string) string) {
 	}
 	fmt.Fprintf(w, "%s (%d)\n", paint(bold, "SUPPRESSED"), len(r.Suppressed))
 	for _, x := range r.Suppressed {
-		fmt.Fprintf(w, "  %s %s  %s  (%s: %s)\n", oneline.Escape(x.Rule), oneline.Escape(x.Title), oneline.Escape(x.Object.String()), oneline.Escape(x.Source), oneline.Escape(x.Reason))
+		fmt.Fprintf(w, "  %s %s  %s  (%s: %s)\n", oneline.Escape(x.Rule), oneline.Escape(x.Title), oneline.Escape(where(x.Finding)), oneline.Escape(x.Source), oneline.Escape(x.Reason))
 	}
 	fmt.Fprintln(w)
 }

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The three clusters of testdata/fleet, each one run's -o json: the lab
+// (no operator configuration), and two ClusterPolicy fleets at two
+// releases. TestFleetResultsAreCurrent makes them again.
+var fleetRuns = []struct{ name, path string }{
+	{"eu-1", "eu-1.json"},
+	{"us-1", "us-1.json"},
+	{"ap-1", "ap-1.json"},
+}
+
+func fleetRunArgs(name string) []string {
+	matrix := []string{"--matrix", "testdata/lab/support-matrix.csv", "-o", "json", "--cluster-name", name}
+	switch name {
+	case "eu-1":
+		return append([]string{"check", "testdata/lab"}, matrix...)
+	case "us-1":
+		return append([]string{"check", "testdata/operator/rollout", "--operator-version", "v26.7.0"}, matrix...)
+	}
+	return append([]string{"check", "testdata/operator/midrollout", "--operator-version", "v26.3.1"}, matrix...)
+}
+
+// testdata/fleet holds what check prints for each cluster today (-update
+// writes them again).
+func TestFleetResultsAreCurrent(t *testing.T) {
+	t.Chdir(filepath.Join("..", ".."))
+	for _, c := range fleetRuns {
+		r := drv(t, fleetRunArgs(c.name)...)
+		if r.code != exitFindings {
+			t.Fatalf("%s: exit %d: %s", c.name, r.code, r.stderr)
+		}
+		goldenText(t, filepath.Join("testdata", "fleet", c.path), r.stdout)
+	}
+}
+
+func fleetFiles() []string {
+	var out []string
+	for _, c := range fleetRuns {
+		out = append(out, filepath.Join("..", "..", "testdata", "fleet", c.path))
+	}
+	return out
+}
+
+type mergedReport struct {
+	Findings []struct {
+		Rule, Severity, Cluster, Message string
+		Object                           struct{ Kind, Namespace, Name string }
+	}
+	Summary  struct{ Errors, Warnings, GPUNodes int }
+	Clusters []struct {
+		Name            string
+		OperatorVersion string   `json:"operator_version"`
+		DriverBranches  []string `json:"driver_branches"`
+	}
+}
+
+func decodeMerged(t *testing.T, out string) mergedReport {
+	t.Helper()
+	var m mergedReport
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return m
+}
+
+// A fleet result is every cluster's findings, each tagged with its
+// cluster, the summaries added up, and the fleet's skew judged: ap-1 runs
+// v26.3.1 where us-1 runs v26.7.0 (eu-1 names no release), and the lab's
+// nodes run 535 and 550 where the others run 550.
+func TestReportMergeTagsEveryFinding(t *testing.T) {
+	var want []string
+	var errors, warnings, gpus int
+	for i, path := range fleetFiles() {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one := decodeMerged(t, string(data))
+		for _, f := range one.Findings {
+			want = append(want, fleetRuns[i].name+" "+f.Rule+" "+f.Object.Kind+"/"+f.Object.Name+" "+f.Message)
+		}
+		errors, warnings, gpus = errors+one.Summary.Errors, warnings+one.Summary.Warnings, gpus+one.Summary.GPUNodes
+	}
+	r := drv(t, append([]string{"report", "merge", "-o", "json"}, fleetFiles()...)...)
+	if r.code != exitFindings {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	m := decodeMerged(t, r.stdout)
+	var got, skew []string
+	for _, f := range m.Findings {
+		if f.Rule == "DRV050" {
+			skew = append(skew, f.Message)
+			continue
+		}
+		got = append(got, f.Cluster+" "+f.Rule+" "+f.Object.Kind+"/"+f.Object.Name+" "+f.Message)
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	wantSkew := []string{
+		"the fleet's clusters run 2 GPU Operator releases: v26.3.1 (ap-1); v26.7.0 (us-1)",
+		"the fleet's clusters run 2 driver branches: 535+550 (eu-1); 550 (ap-1, us-1)",
+	}
+	slices.Sort(skew)
+	if !slices.Equal(skew, wantSkew) {
+		t.Errorf("DRV050: %q, want %q", skew, wantSkew)
+	}
+	if m.Summary.Errors != errors || m.Summary.Warnings != warnings+2 || m.Summary.GPUNodes != gpus || len(m.Clusters) != 3 {
+		t.Errorf("summary %+v, %d clusters; want %d errors, %d warnings, %d GPU nodes", m.Summary, len(m.Clusters), errors, warnings+2, gpus)
+	}
+
+	// A merged result merges again with another cluster's.
+	dir := t.TempDir()
+	two := filepath.Join(dir, "two.json")
+	writeFile(t, two, drv(t, append([]string{"report", "merge", "-o", "json"}, fleetFiles()[:2]...)...).stdout)
+	again := drv(t, "report", "merge", "-o", "json", two, fleetFiles()[2])
+	if m2 := decodeMerged(t, again.stdout); again.code != exitFindings || len(m2.Clusters) != 3 || len(m2.Findings) != len(m.Findings) {
+		t.Errorf("merged twice: exit %d, %d clusters, %d findings (want %d): %s", again.code, len(m2.Clusters), len(m2.Findings), len(m.Findings), again.stderr)
+	}
+
+	var releases []string
+	for _, c := range m.Clusters {
+		releases = append(releases, c.Name+"="+c.OperatorVersion)
+	}
+	if strings.Join(releases, " ") != "eu-1= us-1=v26.7.0 ap-1=v26.3.1" {
+		t.Errorf("clusters: %s", releases)
+	}
+	gh := drv(t, append([]string{"report", "merge", "-o", "github"}, fleetFiles()...)...)
+	if !strings.Contains(gh.stdout, "::eu-1: Node/lab-node-3: no precompiled driver image") {
+		t.Errorf("github:\n%s", gh.stdout)
+	}
+
+	text := drv(t, append([]string{"report", "merge"}, fleetFiles()...)...)
+	if !strings.Contains(text.stdout, "DRV001 missing-driver-image  eu-1: Node/lab-node-3\n") || !strings.Contains(text.stdout, "checked in 3 cluster(s)\n") {
+		t.Errorf("text:\n%s", text.stdout)
+	}
+}
+
+// Nothing passes silently: a file that is not a drvcheck result, one
+// that cannot be read, two results of one cluster, and a merge of
+// nothing are each exit 2, naming the file or the cluster.
+func TestReportMergeRefuses(t *testing.T) {
+	dir := t.TempDir()
+	sarif := filepath.Join(dir, "drvcheck.sarif")
+	writeFile(t, sarif, `{"version": "2.1.0", "runs": []}`)
+	text := filepath.Join(dir, "report.txt")
+	writeFile(t, text, "0 error(s), 0 warning(s); 0 GPU node(s), 0 object(s) checked\n")
+	empty := filepath.Join(dir, "empty.json")
+	writeFile(t, empty, "{}")
+	eu := fleetFiles()[0]
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"merge", sarif}, sarif + ": not a drvcheck result (-o json)"},
+		{[]string{"merge", text}, text + ": not a drvcheck result (-o json)"},
+		{[]string{"merge", empty}, empty + ": not a drvcheck result (-o json): no findings and summary"},
+		{[]string{"merge", filepath.Join(dir, "missing.json")}, "missing.json: "},
+		{[]string{"merge", dir}, dir + ": not a drvcheck result"},
+		{[]string{"merge", eu, eu}, "cluster eu-1 is in both " + eu + " and " + eu},
+		{[]string{"merge"}, "report: want report merge RESULT.json..."},
+		{[]string{"merged", eu}, "report: want report merge RESULT.json..."},
+	} {
+		r := drv(t, append([]string{"report"}, c.args...)...)
+		if r.code != exitError || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("report %v: exit %d, stderr %q, want %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}

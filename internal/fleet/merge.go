@@ -1,0 +1,146 @@
+package fleet
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/drvcheck/drvcheck/internal/exceptions"
+	"github.com/drvcheck/drvcheck/internal/fileerr"
+	"github.com/drvcheck/drvcheck/policy"
+)
+
+// MaxResultSize bounds one result file: a 50,000-node fleet's findings
+// are tens of megabytes.
+const MaxResultSize = 1 << 30
+
+// Result is a run's -o json as report merge reads it: one cluster's, or
+// a merge's (Clusters, each finding tagged).
+type Result struct {
+	Findings   []policy.Finding        `json:"findings"`
+	Suppressed []exceptions.Suppressed `json:"suppressed,omitempty"`
+	Summary    policy.Summary          `json:"summary"`
+	Cluster    *Cluster                `json:"cluster,omitempty"`
+	Clusters   []Cluster               `json:"clusters,omitempty"`
+}
+
+// Read reads one result file. Anything but drvcheck's JSON (a SARIF
+// file, a text report, a field drvcheck never writes) is refused, naming
+// the file: a merge that skipped it would pass silently.
+func Read(path string) (Result, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return Result{}, fmt.Errorf("%s: %w", path, fileerr.Reason(err))
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > MaxResultSize {
+		return Result{}, fmt.Errorf("%s: not a drvcheck result (-o json): not a regular file of at most %d bytes", path, MaxResultSize)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Result{}, fmt.Errorf("%s: %w", path, fileerr.Reason(err))
+	}
+	var r Result
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return Result{}, fmt.Errorf("%s: not a drvcheck result (-o json): %v", path, err)
+	}
+	if !bytes.Contains(data, []byte(`"summary"`)) || r.Findings == nil {
+		return Result{}, fmt.Errorf("%s: not a drvcheck result (-o json): no findings and summary", path)
+	}
+	return r, nil
+}
+
+// Merge joins results, each read from its path, into one: every finding
+// tagged with its cluster (the result's cluster.name, else the file's
+// name without .json), the summaries added up, the clusters listed. A
+// merged result may be merged again. Two results of one cluster are
+// refused: one of them would be counted twice.
+func Merge(paths []string, results []Result) (Result, error) {
+	out := Result{Findings: []policy.Finding{}, Clusters: []Cluster{}}
+	from := map[string]string{}
+	for i, r := range results {
+		clusters := r.Clusters
+		if len(clusters) == 0 {
+			c := Cluster{Name: nameOf(paths[i])}
+			if r.Cluster != nil {
+				c = *r.Cluster
+				if c.Name == "" {
+					c.Name = nameOf(paths[i])
+				}
+			}
+			clusters = []Cluster{c}
+		}
+		for _, c := range clusters {
+			if p, ok := from[c.Name]; ok {
+				return Result{}, fmt.Errorf("cluster %s is in both %s and %s (give each run --cluster-name)", c.Name, p, paths[i])
+			}
+			from[c.Name] = paths[i]
+			out.Clusters = append(out.Clusters, c)
+		}
+		if len(r.Clusters) > 0 {
+			r = withoutFleetFindings(r)
+		}
+		out.Findings = append(out.Findings, tagged(r.Findings, clusters[0].Name)...)
+		for _, s := range r.Suppressed {
+			if s.Cluster == "" {
+				s.Cluster = clusters[0].Name
+			}
+			out.Suppressed = append(out.Suppressed, s)
+		}
+		out.Summary = add(out.Summary, r.Summary)
+	}
+	if len(out.Clusters) == 0 {
+		return Result{}, errors.New("no result to merge")
+	}
+	policy.Sort(out.Findings)
+	return out, nil
+}
+
+// withoutFleetFindings drops an earlier merge's findings about its
+// fleet (those of no cluster): the merge judges its whole fleet again.
+func withoutFleetFindings(r Result) Result {
+	var kept []policy.Finding
+	for _, f := range r.Findings {
+		switch {
+		case f.Cluster != "":
+			kept = append(kept, f)
+		case f.Severity == policy.Error:
+			r.Summary.Errors--
+		case f.Severity == policy.Warning:
+			r.Summary.Warnings--
+		}
+	}
+	r.Findings = kept
+	return r
+}
+
+// tagged gives the findings without a cluster the cluster name.
+func tagged(fs []policy.Finding, name string) []policy.Finding {
+	for i := range fs {
+		if fs[i].Cluster == "" {
+			fs[i].Cluster = name
+		}
+	}
+	return fs
+}
+
+func nameOf(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), ".json")
+}
+
+func add(a, b policy.Summary) policy.Summary {
+	a.Errors += b.Errors
+	a.Warnings += b.Warnings
+	a.Suppressed += b.Suppressed
+	a.SkippedRules += b.SkippedRules
+	a.UncheckedObjects += b.UncheckedObjects
+	a.SkippedFiles += b.SkippedFiles
+	a.GPUNodes += b.GPUNodes
+	a.Objects += b.Objects
+	return a
+}
