@@ -93,6 +93,7 @@ func (o *options) addClusterFlags() {
 	_, _, _, c, _ := config.Defaults()
 	o.cluster = &c
 	o.bind(o.cluster)
+	o.refuse(o.oneContext)
 }
 
 // parse parses args and merges the config file: a flag given on the command

@@ -35,19 +35,31 @@ func runReport(ctx context.Context, o *options, args []string) error {
 	if err != nil {
 		return fmt.Errorf("report merge: %w", err)
 	}
+	return o.emitFleet(ctx, merged, false)
+}
+
+// emitFleet judges a fleet's merged result by the rules that read
+// input.clusters, prints it in --output and delivers it to the --report
+// files. A fleet with a cluster that could not be read (partial) says so
+// in the metrics' exit code; the caller ends the run with exit 2.
+func (o *options) emitFleet(ctx context.Context, merged fleet.Result, partial bool) error {
 	engine, err := policy.New(ctx, o.runnerConfig(nil).PolicyOptions())
 	if err != nil {
 		return err
 	}
 	found, err := fleetFindings(ctx, engine, merged.Clusters)
 	if err != nil {
-		return fmt.Errorf("report merge: %w", err)
+		return fmt.Errorf("%s: %w", o.fs.Name(), err)
 	}
 	merged.Findings = append(merged.Findings, found...)
 	policy.Sort(merged.Findings)
-	merged.Summary.Errors, merged.Summary.Warnings = merged.Summary.Errors+count(found, policy.Error), merged.Summary.Warnings+count(found, policy.Warning)
+	merged.Summary.Errors += count(found, policy.Error)
+	merged.Summary.Warnings += count(found, policy.Warning)
 	code := exitOK
-	if o.fails(merged.Findings) {
+	switch {
+	case partial:
+		code = exitError
+	case o.fails(merged.Findings):
 		code = exitFindings
 	}
 	rep := render.Report{Findings: merged.Findings, Summary: merged.Summary, Rules: engine.Rules(), Suppressed: merged.Suppressed,
@@ -55,6 +67,14 @@ func runReport(ctx context.Context, o *options, args []string) error {
 	opt := renderOptions()
 	opt.Color = o.env.color
 	if err := render.Render(o.env.stdout, o.Output.Output, rep, opt); err != nil {
+		return err
+	}
+	sinks, err := o.sinks()
+	if err != nil {
+		return err
+	}
+	opt.Color = false
+	if err := sinks.Deliver(ctx, rep, opt); err != nil {
 		return err
 	}
 	if code == exitFindings {

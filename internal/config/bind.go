@@ -58,6 +58,39 @@ func (b *Bytes) UnmarshalJSON(data []byte) error {
 	return b.Set(s)
 }
 
+// Repeated is a flag given once or more (--context a --context b) that a
+// config file may write as one name or a list.
+type Repeated []string
+
+func (n *Repeated) String() string { return strings.Join(*n, ",") }
+
+// Set adds one name: the first replaces the default.
+func (n *Repeated) Set(s string) error {
+	if s == "" {
+		return fmt.Errorf("an empty name")
+	}
+	*n = append(*n, s)
+	return nil
+}
+
+// Type names the flag's value in the help.
+func (n *Repeated) Type() string { return "name" }
+
+// UnmarshalJSON reads "prod" or ["eu-1", "us-1"].
+func (n *Repeated) UnmarshalJSON(data []byte) error {
+	var one string
+	if err := json.Unmarshal(data, &one); err == nil {
+		*n = Repeated{one}
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(data, &list); err != nil {
+		return fmt.Errorf("want a name or a list of names")
+	}
+	*n = list
+	return nil
+}
+
 // Bind registers a flag for every field of each options struct (pointers),
 // with the field's current value as its default.
 func Bind(fs *pflag.FlagSet, opts ...any) {
@@ -73,6 +106,8 @@ func Bind(fs *pflag.FlagSet, opts ...any) {
 			case *Duration:
 				fs.DurationVarP((*time.Duration)(p), f.name, f.short, time.Duration(*p), f.usage)
 			case *Bytes:
+				fs.VarP(p, f.name, f.short, f.usage)
+			case *Repeated:
 				fs.VarP(p, f.name, f.short, f.usage)
 			default:
 				panic(fmt.Sprintf("config: option %s has a type Bind does not know: %T", f.name, p))

@@ -271,3 +271,24 @@ func TestConfigurationDocListsTheKeys(t *testing.T) {
 		t.Errorf("docs/configuration.md lists %s, which is no key", k)
 	}
 }
+
+// --context is given once or more; a config file writes it as one name
+// or a list, and anything else is refused.
+func TestRepeated(t *testing.T) {
+	var r Repeated
+	if err := r.Set("eu-1"); err != nil || r.Set("us-1") != nil || r.String() != "eu-1,us-1" {
+		t.Errorf("flags: %v %v", r, err)
+	}
+	if r.Set("") == nil {
+		t.Error("an empty name is taken")
+	}
+	for raw, want := range map[string]string{`"prod"`: "prod", `["eu-1", "us-1"]`: "eu-1,us-1"} {
+		var r Repeated
+		if err := r.UnmarshalJSON([]byte(raw)); err != nil || r.String() != want {
+			t.Errorf("%s: %v %v", raw, r, err)
+		}
+	}
+	if err := new(Repeated).UnmarshalJSON([]byte(`{"a": 1}`)); err == nil {
+		t.Error("an object is taken")
+	}
+}

@@ -81,7 +81,7 @@ type Operator struct {
 // Cluster is the live cluster to read, found as kubectl finds it.
 type Cluster struct {
 	Kubeconfig     string   `json:"kubeconfig" path:"" trust:"cli" usage:"kubeconfig file (default $KUBECONFIG, then ~/.kube/config, then the in-cluster config of a Pod)"`
-	Context        string   `json:"context" trust:"cli" usage:"kubeconfig context to use (default the current context)"`
+	Contexts       Repeated `json:"context" trust:"cli" usage:"kubeconfig context to use (default the current context); scan takes it once per cluster to read several, one report for all"`
 	RequestTimeout Duration `json:"request-timeout" trust:"bound" usage:"longest wait for one API request, e.g. 30s; 0 waits forever"`
 }
 

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/drvcheck/drvcheck/internal/testcluster"
+)
+
+// fleetKubeconfig writes one kubeconfig whose contexts name the clusters
+// given, each as its admin kubeconfig reaches it, and down, a server
+// that refuses every connection.
+func fleetKubeconfig(t *testing.T, clusters map[string]*testcluster.Cluster) string {
+	t.Helper()
+	out := clientcmdapi.NewConfig()
+	var last *clientcmdapi.Cluster
+	for name, c := range clusters {
+		cfg, err := clientcmd.LoadFromFile(c.Kubeconfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := cfg.Contexts[cfg.CurrentContext]
+		out.Clusters[name], out.AuthInfos[name] = cfg.Clusters[ctx.Cluster], cfg.AuthInfos[ctx.AuthInfo]
+		out.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
+		last = cfg.Clusters[ctx.Cluster]
+	}
+	down := *last
+	down.Server = "https://127.0.0.1:1"
+	out.Clusters["down"], out.AuthInfos["down"] = &down, &clientcmdapi.AuthInfo{Token: "none"}
+	out.Contexts["down"] = &clientcmdapi.Context{Cluster: "down", AuthInfo: "down"}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*out, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// startClusters starts n control planes at once.
+func startClusters(t *testing.T, n int) []*testcluster.Cluster {
+	t.Helper()
+	testcluster.Require(t)
+	out := make([]*testcluster.Cluster, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { out[i], errs[i] = testcluster.New(testcluster.Options{}) })
+	}
+	wg.Wait()
+	for i := range n {
+		if out[i] != nil {
+			t.Cleanup(out[i].Stop)
+		}
+		if testcluster.Skipped(errs[i]) {
+			t.Skip(errs[i])
+		}
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+	}
+	return out
+}
+
+// Three clusters in one scan, one of them unreachable: the two read are
+// one fleet result, their findings tagged; the third is one error line
+// and the run exits 2; the skew rule sees eu-1's 535 and 550 against
+// us-1's 570. The same two clusters scanned apart and merged give the
+// same findings.
+func TestScanSeveralClusters(t *testing.T) {
+	cs := startClusters(t, 2)
+	lab := filepath.Join("..", "..", "testdata", "lab", "k8s")
+	kubectl(t, cs[0], "apply", "-f", filepath.Join(lab, "nodes.yaml"), "-f", filepath.Join(lab, "node3.yaml"))
+	nodes, err := os.ReadFile(filepath.Join(lab, "nodes.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := strings.NewReplacer(`cuda.driver.major: "550"`, `cuda.driver.major: "570"`, `cuda.driver.major: "535"`, `cuda.driver.major: "570"`).Replace(string(nodes))
+	us := filepath.Join(t.TempDir(), "nodes.yaml")
+	writeFile(t, us, moved)
+	kubectl(t, cs[1], "apply", "-f", us)
+	kc := fleetKubeconfig(t, map[string]*testcluster.Cluster{"eu-1": cs[0], "us-1": cs[1]})
+	flags := []string{"--kubeconfig", kc, "--request-timeout", "5s", "-o", "json"}
+
+	r := drv(t, append([]string{"scan", "--context", "eu-1", "--context", "down", "--context", "us-1"}, flags...)...)
+	if r.code != exitError || !strings.Contains(r.stderr, "drvcheck: warning: cluster eu-1: no --matrix or --registry given; DRV001 (missing-driver-image) is skipped\ndrvcheck: cluster down: ") ||
+		!strings.Contains(r.stderr, "drvcheck: scan: 1 of 3 clusters could not be read (down)\n") {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	m := decodeMerged(t, r.stdout)
+	var names []string
+	for _, c := range m.Clusters {
+		names = append(names, c.Name+"="+strings.Join(c.DriverBranches, "+"))
+	}
+	if strings.Join(names, " ") != "eu-1=535+550 us-1=570" {
+		t.Errorf("clusters %s", names)
+	}
+	together := fleetFindingKeys(m)
+	if !slices.Contains(together, " DRV050 Fleet/fleet the fleet's clusters run 2 driver branches: 535+550 (eu-1); 570 (us-1)") {
+		t.Errorf("no skew: %s", strings.Join(together, "\n"))
+	}
+
+	dir := t.TempDir()
+	var files []string
+	for _, name := range []string{"eu-1", "us-1"} {
+		one := drv(t, append([]string{"scan", "--context", name}, flags...)...)
+		if one.code == exitError {
+			t.Fatalf("%s: %s", name, one.stderr)
+		}
+		files = append(files, filepath.Join(dir, name+".json"))
+		writeFile(t, files[len(files)-1], one.stdout)
+	}
+	merged := drv(t, append([]string{"report", "merge", "-o", "json"}, files...)...)
+	if apart := fleetFindingKeys(decodeMerged(t, merged.stdout)); !slices.Equal(apart, together) {
+		t.Errorf("scanned apart and merged:\n%s\nscanned together:\n%s", strings.Join(apart, "\n"), strings.Join(together, "\n"))
+	}
+
+	// What names one cluster is refused with several.
+	for _, extra := range [][]string{{"--report", "configmap=drvcheck/report"}, {"--cluster-name", "x"}, {"--context", "eu-1"}} {
+		r := drv(t, append(append([]string{"scan", "--context", "eu-1", "--context", "us-1"}, flags...), extra...)...)
+		if r.code != exitError || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d: %s", extra, r.code, r.stderr)
+		}
+	}
+	if r := drv(t, "audit", "--context", "eu-1", "--context", "us-1", "--kubeconfig", kc); r.code != exitError || !strings.Contains(r.stderr, "audit: --context given 2 times: only scan reads several clusters") {
+		t.Errorf("audit: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+func fleetFindingKeys(m mergedReport) []string {
+	var out []string
+	for _, f := range m.Findings {
+		out = append(out, f.Cluster+" "+f.Rule+" "+f.Object.Kind+"/"+f.Object.Name+" "+f.Message)
+	}
+	slices.Sort(out)
+	return out
+}
