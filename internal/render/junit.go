@@ -63,7 +63,7 @@ func JUnit(w io.Writer, r Report, opt Options) error {
 	found := groupFindings(r.Findings)
 	held := map[caseKey][]exceptions.Suppressed{}
 	for _, s := range r.Suppressed {
-		k := caseKey{s.Object, s.Rule}
+		k := caseKey{subject{s.Cluster, s.Object}, s.Rule}
 		held[k] = append(held[k], s)
 	}
 	out := junitSuites{Name: "drvcheck", Suites: []junitSuite{}}
@@ -110,14 +110,23 @@ func JUnit(w io.Writer, r Report, opt Options) error {
 }
 
 type caseKey struct {
-	obj  object.Ref
+	obj  subject
 	rule string
 }
+
+// subject is an object, and its cluster in a fleet's result: one name in
+// two clusters is two test cases.
+type subject struct {
+	cluster string
+	ref     object.Ref
+}
+
+func (s subject) String() string { return where(policy.Finding{Cluster: s.cluster, Object: s.ref}) }
 
 func groupFindings(fs []policy.Finding) map[caseKey][]policy.Finding {
 	out := map[caseKey][]policy.Finding{}
 	for _, f := range fs {
-		k := caseKey{f.Object, f.Rule}
+		k := caseKey{subject{f.Cluster, f.Object}, f.Rule}
 		out[k] = append(out[k], f)
 	}
 	return out
@@ -151,23 +160,23 @@ func junitRules(r Report) []policy.Rule {
 
 // junitObjects lists the objects checked and any object a finding names,
 // sorted by kind, namespace and name.
-func junitObjects(r Report) []object.Ref {
-	seen := map[object.Ref]bool{}
-	var out []object.Ref
-	add := func(o object.Ref) {
-		if !seen[o] {
-			seen[o] = true
-			out = append(out, o)
+func junitObjects(r Report) []subject {
+	seen := map[subject]bool{}
+	var out []subject
+	add := func(s subject) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
 		}
 	}
 	for _, o := range r.Objects {
-		add(o)
+		add(subject{ref: o})
 	}
 	for _, f := range allFindings(r) {
-		add(f.Object)
+		add(subject{f.Cluster, f.Object})
 	}
-	slices.SortFunc(out, func(a, b object.Ref) int {
-		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	slices.SortFunc(out, func(a, b subject) int {
+		return cmp.Or(cmp.Compare(a.cluster, b.cluster), cmp.Compare(a.ref.Kind, b.ref.Kind), cmp.Compare(a.ref.Namespace, b.ref.Namespace), cmp.Compare(a.ref.Name, b.ref.Name))
 	})
 	return out
 }

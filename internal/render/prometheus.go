@@ -35,16 +35,20 @@ func Prometheus(w io.Writer, r Report, opt Options) error {
 }
 
 func findings(m *metrics, r Report) {
-	counts := map[[2]string]int{}
-	for _, rule := range r.Rules {
-		counts[[2]string{rule.ID, rule.Severity}] = 0
-	}
-	for _, f := range r.Findings {
-		counts[[2]string{f.Rule, f.Severity}]++
-	}
-	m.gauge("drvcheck_findings", "Findings of the last run by rule and severity, after exceptions.")
-	for _, k := range slices.SortedFunc(maps.Keys(counts), compareKeys) {
-		m.sample(labels("rule", k[0], "severity", k[1]), fmt.Sprint(counts[k]))
+	if len(r.Clusters) > 0 {
+		fleetFindings(m, r)
+	} else {
+		counts := map[[2]string]int{}
+		for _, rule := range r.Rules {
+			counts[[2]string{rule.ID, rule.Severity}] = 0
+		}
+		for _, f := range r.Findings {
+			counts[[2]string{f.Rule, f.Severity}]++
+		}
+		m.gauge("drvcheck_findings", "Findings of the last run by rule and severity, after exceptions.")
+		for _, k := range slices.SortedFunc(maps.Keys(counts), compareKeys) {
+			m.sample(labels("rule", k[0], "severity", k[1]), fmt.Sprint(counts[k]))
+		}
 	}
 	suppressed := map[string]int{}
 	for _, rule := range r.Rules {
@@ -63,6 +67,29 @@ func findings(m *metrics, r Report) {
 	m.sample("", fmt.Sprint(r.Summary.UncheckedObjects))
 	m.gauge("drvcheck_skipped_rules", "Rules that could not judge: what they need is not in the run.")
 	m.sample("", fmt.Sprint(r.Summary.SkippedRules))
+}
+
+// fleetFindings counts a fleet's findings by cluster too, every
+// cluster's rules at zero included; a finding about the fleet (DRV050)
+// has no cluster.
+func fleetFindings(m *metrics, r Report) {
+	type key struct{ cluster, rule, severity string }
+	counts := map[key]int{}
+	for _, c := range r.Clusters {
+		for _, rule := range r.Rules {
+			counts[key{c.Name, rule.ID, rule.Severity}] = 0
+		}
+	}
+	for _, f := range r.Findings {
+		counts[key{f.Cluster, f.Rule, f.Severity}]++
+	}
+	m.gauge("drvcheck_findings", "Findings of the last run by cluster, rule and severity, after exceptions.")
+	keys := slices.SortedFunc(maps.Keys(counts), func(a, b key) int {
+		return strings.Compare(a.cluster+"\x00"+a.rule+"\x00"+a.severity, b.cluster+"\x00"+b.rule+"\x00"+b.severity)
+	})
+	for _, k := range keys {
+		m.sample(labels("cluster", k.cluster, "rule", k.rule, "severity", k.severity), fmt.Sprint(counts[k]))
+	}
 }
 
 func gpuNodes(m *metrics, r Report) {
