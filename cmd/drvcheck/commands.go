@@ -80,7 +80,7 @@ func init() {
 			examples: [2]string{"drvcheck check testdata/lab --matrix testdata/lab/support-matrix.csv", "drvcheck check k8s/ --nodes .drvcheck/nodes.yaml --diff-base origin/main -o sarif"}},
 		{name: "scan", summary: "evaluate every rule over the live cluster (read-only)",
 			groups: []group{ruleFlags, reportFlags, clusterFlags}, baseline: true,
-			nargs: arity{why: "reads the live cluster and takes no PATH; use check for manifests"}, run: runScan,
+			nargs: arity{why: "reads the live cluster and takes no PATH; use check for manifests"}, setup: scanCmd,
 			examples: [2]string{"drvcheck scan --matrix support-matrix.csv", "drvcheck scan --registry nvcr.io/nvidia/driver -o json --report sarif=drvcheck.sarif"}},
 		{name: "tag", args: "NODE [PATH...]", summary: "print the precompiled driver image tag NODE needs",
 			groups: []group{ruleFlags, clusterFlags}, nargs: arity{min: 1, max: -1, why: "no NODE given"}, setup: tagCmd,

@@ -105,6 +105,12 @@ func TestScanSeveralClusters(t *testing.T) {
 		t.Errorf("no skew: %s", strings.Join(together, "\n"))
 	}
 
+	// Every context of the kubeconfig: the same fleet.
+	all := drv(t, append([]string{"scan", "--all-contexts"}, flags...)...)
+	if all.code != exitError || !slices.Equal(fleetFindingKeys(decodeMerged(t, all.stdout)), together) {
+		t.Errorf("--all-contexts: exit %d: %s\n%s", all.code, all.stderr, all.stdout)
+	}
+
 	dir := t.TempDir()
 	var files []string
 	for _, name := range []string{"eu-1", "us-1"} {
@@ -121,7 +127,7 @@ func TestScanSeveralClusters(t *testing.T) {
 	}
 
 	// What names one cluster is refused with several.
-	for _, extra := range [][]string{{"--report", "configmap=drvcheck/report"}, {"--cluster-name", "x"}, {"--context", "eu-1"}} {
+	for _, extra := range [][]string{{"--report", "configmap=drvcheck/report"}, {"--cluster-name", "x"}, {"--context", "eu-1"}, {"--all-contexts"}} {
 		r := drv(t, append(append([]string{"scan", "--context", "eu-1", "--context", "us-1"}, flags...), extra...)...)
 		if r.code != exitError || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 			t.Errorf("%v: exit %d: %s", extra, r.code, r.stderr)

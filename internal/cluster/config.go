@@ -3,8 +3,10 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 	"time"
 
@@ -109,6 +111,18 @@ func (c *Client) restClient(gv schema.GroupVersion) (rest.Interface, error) {
 	}
 	c.rest[gv] = rc
 	return rc, nil
+}
+
+// Contexts are the names of every context of the kubeconfig opt names
+// (as restConfig loads it), sorted: scan --all-contexts reads each.
+func Contexts(opt Options) ([]string, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = opt.Kubeconfig
+	raw, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).RawConfig()
+	if err != nil {
+		return nil, configError(err)
+	}
+	return slices.Sorted(maps.Keys(raw.Contexts)), nil
 }
 
 func restConfig(opt Options) (*rest.Config, error) {
