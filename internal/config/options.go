@@ -87,7 +87,7 @@ type Cluster struct {
 
 // Output is how findings are printed and when they fail the run.
 type Output struct {
-	Output string `json:"output" short:"o" usage:"output format: text, json, sarif, github, junit, markdown or prometheus"`
+	Output string `json:"output" short:"o" usage:"output format: text, json, sarif, github, junit, markdown, prometheus or html"`
 	FailOn string `json:"fail-on" usage:"lowest severity that exits 1: error, warning or none"`
 }
 

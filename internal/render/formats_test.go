@@ -220,7 +220,7 @@ func TestJSONSuppressed(t *testing.T) {
 }
 
 func TestFormatsRegistered(t *testing.T) {
-	want := []string{"github", "json", "junit", "markdown", "prometheus", "sarif", "text"}
+	want := []string{"github", "html", "json", "junit", "markdown", "prometheus", "sarif", "text"}
 	if got := Formats(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("Formats() = %v, want %v", got, want)
 	}

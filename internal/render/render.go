@@ -66,6 +66,7 @@ var formats = map[string]renderer{
 	"junit":      JUnit,
 	"markdown":   Markdown,
 	"prometheus": Prometheus,
+	"html":       HTML,
 }
 
 // Formats lists the output formats by name.

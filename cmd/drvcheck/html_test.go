@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/drvcheck/drvcheck/internal/fleetgen"
+)
+
+// browser is Debian's chromium, headless, driven through chromedp: the
+// HTML report is tested as a person sees it. Without chromium the tests
+// skip, unless DRVCHECK_REQUIRE_BROWSER is set (CI sets it).
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("DRVCHECK_REQUIRE_BROWSER") != "" {
+			t.Fatal("chromium not installed (apt-get install chromium)")
+		}
+		t.Skip("chromium not installed (apt-get install chromium); set DRVCHECK_REQUIRE_BROWSER=1 to fail instead")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.WindowSize(1280, 900),
+		chromedp.UserDataDir(t.TempDir()))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	ctx, cancelTime := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(func() { cancelTime(); cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil { // starts the browser
+		t.Fatal(err)
+	}
+	return ctx
+}
+
+// report writes drvcheck's -o html of args to a file and returns its URL.
+func htmlReport(t *testing.T, args ...string) string {
+	t.Helper()
+	r := drv(t, append(args, "-o", "html")...)
+	if r.code == exitError {
+		t.Fatalf("%v: %s", args, r.stderr)
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	writeFile(t, path, r.stdout)
+	return "file://" + path
+}
+
+// shownRows counts the findings' rows a person sees.
+const shownRows = `Array.from(document.querySelectorAll('#table tbody tr')).filter(r => r.offsetParent !== null).length`
+
+// pick chooses value in the select id, as a person does.
+func pick(id, value string) string {
+	return fmt.Sprintf(`(() => { const e = document.getElementById(%q); e.value = %q; e.dispatchEvent(new Event('change')); return e.value })()`, id, value)
+}
+
+// eval evaluates a JavaScript expression in the page.
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("%s: %v", expr, err)
+	}
+	return v
+}
+
+// The fleet of testdata/fleet as a page: three clusters, their driver
+// versions as bars, every finding a row; filtered to one rule and one
+// cluster, only its rows stay (the page's script runs under its own
+// Content-Security-Policy, which lets nothing else load); a header click
+// sorts; the page is not blank.
+func TestHTMLFleetReport(t *testing.T) {
+	ctx := browser(t)
+	url := htmlReport(t, append([]string{"report", "merge"}, fleetFiles()...)...)
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	csp := eval[string](t, ctx, `document.querySelector('meta[http-equiv="Content-Security-Policy"]').content`)
+	clusters := eval[int](t, ctx, `document.querySelectorAll('#clusters tr.cluster').length`)
+	bars := eval[int](t, ctx, `document.querySelectorAll('#clusters rect.bar').length`)
+	rows := eval[int](t, ctx, shownRows)
+	summary := eval[string](t, ctx, `document.getElementById('summary').textContent`)
+	eval[string](t, ctx, pick("rule", "DRV001"))
+	drv001 := eval[int](t, ctx, shownRows)
+	eval[string](t, ctx, pick("cluster", "eu-1"))
+	euDRV001 := eval[int](t, ctx, shownRows)
+	eval[string](t, ctx, pick("cluster", ""))
+	eval[string](t, ctx, pick("rule", ""))
+	for range 2 {
+		if err := chromedp.Do(ctx, chromedp.Click(`#table thead th:nth-child(2)`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	firstRule := eval[string](t, ctx, `document.querySelector('#table tbody tr').dataset.rule`)
+
+	// The counts are the merged JSON's (TestReportMergeTagsEveryFinding).
+	m := decodeMerged(t, drv(t, append([]string{"report", "merge", "-o", "json"}, fleetFiles()...)...).stdout)
+	want001, wantEU := 0, 0
+	for _, f := range m.Findings {
+		if f.Rule == "DRV001" {
+			want001++
+			if f.Cluster == "eu-1" {
+				wantEU++
+			}
+		}
+	}
+	if !strings.HasPrefix(csp, "default-src 'none';") {
+		t.Errorf("Content-Security-Policy %q", csp)
+	}
+	if clusters != 3 || bars < 3 || rows != len(m.Findings) || drv001 != want001 || euDRV001 != wantEU || euDRV001 == 0 {
+		t.Errorf("clusters %d, bars %d, rows %d (want %d), DRV001 %d (want %d), eu-1's %d (want %d)", clusters, bars, rows, len(m.Findings), drv001, want001, euDRV001, wantEU)
+	}
+	if !strings.Contains(summary, fmt.Sprintf("%d error(s)", m.Summary.Errors)) || !strings.Contains(summary, "in 3 cluster(s)") {
+		t.Errorf("summary %q", summary)
+	}
+	if firstRule != "DRV050" { // sorted by rule, descending
+		t.Errorf("after two clicks on rule, the first row is %s", firstRule)
+	}
+	screenshotNotBlank(t, ctx)
+}
+
+// The gitops fleet shape at its target size (5,000 nodes, 20,000
+// workloads, 5,000 budgets): the page opens in under 2 s and filters.
+func TestHTMLOfTheGitopsShape(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the 5,000-node fleet")
+	}
+	ctx := browser(t)
+	spec, _ := fleetgen.Shape("gitops")
+	dir := t.TempDir()
+	matrix, err := fleetgen.Write(dir, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := htmlReport(t, "check", filepath.Join(dir, "k8s"), "--matrix", matrix)
+	start := time.Now()
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	rows := eval[int](t, ctx, shownRows)
+	opened := time.Since(start)
+	rule := eval[string](t, ctx, `document.querySelector('#rule option:nth-child(2)').value`)
+	eval[string](t, ctx, pick("rule", rule))
+	filtered := eval[int](t, ctx, shownRows)
+	t.Logf("%d findings, %d of %s: opened in %s", rows, filtered, rule, opened.Round(time.Millisecond))
+	if rows == 0 || filtered == 0 || filtered >= rows || opened > 2*time.Second {
+		t.Errorf("rows %d, %s %d, opened in %s (want under 2s)", rows, rule, filtered, opened)
+	}
+}
+
+// screenshotNotBlank fails when the page renders as one colour.
+func screenshotNotBlank(t *testing.T, ctx context.Context) {
+	t.Helper()
+	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := decodePNG(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	first := img.At(b.Min.X, b.Min.Y)
+	differ := 0
+	for y := b.Min.Y; y < b.Max.Y; y += 4 {
+		for x := b.Min.X; x < b.Max.X; x += 4 {
+			if img.At(x, y) != first {
+				differ++
+			}
+		}
+	}
+	if differ < 500 {
+		t.Errorf("the page is blank: %d of the sampled pixels differ from the corner's", differ)
+	}
+}
+
+func decodePNG(b []byte) (image.Image, error) { return png.Decode(bytes.NewReader(b)) }
