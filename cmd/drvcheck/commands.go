@@ -111,7 +111,7 @@ func init() {
 			examples: [2]string{"drvcheck snapshot nodes --file .drvcheck/nodes.yaml", "drvcheck snapshot nodes testdata/lab --gpu-only"}},
 		{name: "report", args: "merge RESULT.json...", summary: "merge the -o json results of several clusters into one fleet result, judged for skew (DRV050)",
 			groups: []group{rulesOnlyFlags}, nargs: arity{min: 2, max: -1, why: reportWhy}, run: runReport,
-			examples: [2]string{"drvcheck report merge testdata/fleet/eu-1.json testdata/fleet/us-1.json", "drvcheck report merge results/*.json -o json > fleet.json"}},
+			examples: [2]string{"drvcheck report merge testdata/clusters/eu-1.json testdata/clusters/us-1.json", "drvcheck report merge results/*.json -o json > fleet.json"}},
 		{name: "version", summary: "print the version, commit and OPA version (also --version)",
 			noConfig: true, nargs: arity{why: "takes no argument"}, run: runVersion,
 			examples: [2]string{"drvcheck version", "drvcheck --version"}},

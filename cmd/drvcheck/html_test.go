@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/png"
@@ -72,7 +73,7 @@ func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 	return v
 }
 
-// The fleet of testdata/fleet as a page: three clusters, their driver
+// The fleet of testdata/clusters as a page: three clusters, their driver
 // versions as bars, every finding a row; filtered to one rule and one
 // cluster, only its rows stay (the page's script runs under its own
 // Content-Security-Policy, which lets nothing else load); a header click
@@ -154,6 +155,19 @@ func TestHTMLOfTheGitopsShape(t *testing.T) {
 	if rows == 0 || filtered == 0 || filtered >= rows || opened > 2*time.Second {
 		t.Errorf("rows %d, %s %d, opened in %s (want under 2s)", rows, rule, filtered, opened)
 	}
+
+	// Its rollout: a row per node rolled, each a bar in its round or a
+	// dashed one when it never starts.
+	roll := htmlReport(t, "plan", "--all", "--driver", "550.90.07", filepath.Join(dir, "k8s"), "--matrix", matrix)
+	if err := chromedp.Do(ctx, chromedp.Navigate(roll)); err != nil {
+		t.Fatal(err)
+	}
+	nodes := eval[int](t, ctx, `document.querySelectorAll('svg.timeline g.node').length`)
+	bars := eval[int](t, ctx, `document.querySelectorAll('svg.timeline rect.bar').length`)
+	dashed := eval[int](t, ctx, `document.querySelectorAll('svg.timeline rect.waits').length`)
+	if nodes == 0 || bars == 0 || bars+dashed != nodes {
+		t.Errorf("timeline: %d nodes, %d bars, %d dashed", nodes, bars, dashed)
+	}
 }
 
 // screenshotNotBlank fails when the page renders as one colour.
@@ -183,3 +197,48 @@ func screenshotNotBlank(t *testing.T, ctx context.Context) {
 }
 
 func decodePNG(b []byte) (image.Image, error) { return png.Decode(bytes.NewReader(b)) }
+
+// plan --all -o html: a timeline per scope with one bar per node that
+// starts, in its round, coloured by its outcome; a dashed one per node
+// that never starts; what blocks a node marked. The counts are plan
+// --all -o json's.
+func TestHTMLRolloutTimeline(t *testing.T) {
+	ctx := browser(t)
+	repo := operatorRegistry(t, "570.86.15-ubuntu22.04")
+	args := []string{"plan", "--all", "--driver", "570.86.15", opFile("midrollout"), "--driver-repository", repo, "--cache-dir=" + t.TempDir()}
+	var want struct {
+		Nodes []struct {
+			Node, Outcome string
+			Round         int
+			Why           []any
+		}
+	}
+	if err := json.Unmarshal([]byte(drv(t, append(args, "-o", "json")...).stdout), &want); err != nil {
+		t.Fatal(err)
+	}
+	started, waits, blocked := 0, 0, 0
+	for _, n := range want.Nodes {
+		switch {
+		case n.Outcome == "skipped" || n.Outcome == "not-rolled":
+			continue
+		case n.Round > 0:
+			started++
+		default:
+			waits++
+		}
+		if len(n.Why) > 0 {
+			blocked++
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(htmlReport(t, args...))); err != nil {
+		t.Fatal(err)
+	}
+	bars := eval[int](t, ctx, `document.querySelectorAll('svg.timeline rect.bar').length`)
+	dashed := eval[int](t, ctx, `document.querySelectorAll('svg.timeline rect.waits').length`)
+	marks := eval[int](t, ctx, `document.querySelectorAll('svg.timeline text.blocker').length`)
+	verdict := eval[string](t, ctx, `document.getElementById('verdict').textContent`)
+	if bars != started || dashed != waits || marks != blocked || started == 0 || verdict == "" {
+		t.Errorf("bars %d (want %d), dashed %d (want %d), blockers %d (want %d), verdict %q", bars, started, dashed, waits, marks, blocked, verdict)
+	}
+	screenshotNotBlank(t, ctx)
+}

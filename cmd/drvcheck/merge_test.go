@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// The three clusters of testdata/fleet, each one run's -o json: the lab
+// The three clusters of testdata/clusters, each one run's -o json: the lab
 // (no operator configuration), and two ClusterPolicy fleets at two
 // releases. TestFleetResultsAreCurrent makes them again.
 var fleetRuns = []struct{ name, path string }{
@@ -29,7 +29,7 @@ func fleetRunArgs(name string) []string {
 	return append([]string{"check", "testdata/operator/midrollout", "--operator-version", "v26.3.1"}, matrix...)
 }
 
-// testdata/fleet holds what check prints for each cluster today (-update
+// testdata/clusters holds what check prints for each cluster today (-update
 // writes them again).
 func TestFleetResultsAreCurrent(t *testing.T) {
 	t.Chdir(filepath.Join("..", ".."))
@@ -38,14 +38,14 @@ func TestFleetResultsAreCurrent(t *testing.T) {
 		if r.code != exitFindings {
 			t.Fatalf("%s: exit %d: %s", c.name, r.code, r.stderr)
 		}
-		goldenText(t, filepath.Join("testdata", "fleet", c.path), r.stdout)
+		goldenText(t, filepath.Join("testdata", "clusters", c.path), r.stdout)
 	}
 }
 
 func fleetFiles() []string {
 	var out []string
 	for _, c := range fleetRuns {
-		out = append(out, filepath.Join("..", "..", "testdata", "fleet", c.path))
+		out = append(out, filepath.Join("..", "..", "testdata", "clusters", c.path))
 	}
 	return out
 }

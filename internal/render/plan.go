@@ -58,8 +58,11 @@ func blockers(w io.Writer, indent string, bs []plan.Blocker) {
 // verdict, each scope's policy and window, then one line per GPU node
 // with the state it reaches, why, and the fix.
 func Rolling(w io.Writer, format string, r *plan.Rolling) error {
-	if format == "json" {
+	switch format {
+	case "json":
 		return writeJSON(w, r)
+	case "html":
+		return RollingHTML(w, r)
 	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Rolling driver upgrade to %s: %s\n", r.Driver, oneline.Escape(r.Verdict))

@@ -1,0 +1,134 @@
+package render
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/drvcheck/drvcheck/internal/plan"
+)
+
+//go:embed html/rollout.html
+var rolloutSource string
+
+var rolloutPage = template.Must(template.New("rollout").Parse(rolloutSource))
+
+// outcomeColors, one per outcome a node of the rollout can meet.
+var outcomeColors = []struct{ Name, Color string }{
+	{plan.Upgraded, "#59a14f"},
+	{plan.Failed, "#e15759"},
+	{plan.Stuck, "#f28e2b"},
+	{plan.NotStarted, "#9c755f"},
+}
+
+func outcomeColor(outcome string) string {
+	for _, c := range outcomeColors {
+		if c.Name == outcome {
+			return c.Color
+		}
+	}
+	return "#bab0ac"
+}
+
+// Timeline geometry, in pixels: a node per row, a round per column.
+const (
+	tlLabel = 190
+	tlRound = 90
+	tlRow   = 24
+	tlTop   = 26
+)
+
+type timeline struct {
+	Driver, Verdict, Severity string
+	Legend                    []struct{ Name, Color string }
+	Scopes                    []timelineScope
+}
+
+type timelineScope struct {
+	Name, Header, Why     string
+	Width, Height, Bottom int
+	NeverX                int // the column of the nodes that never start
+	Ticks                 []struct{ X, Round int }
+	Rows                  []timelineRow
+	Others                []plan.NodeOutcome
+}
+
+// timelineRow is one node: a bar in the round it starts in (started),
+// or a dashed one after the last round for a node that never starts.
+type timelineRow struct {
+	Node, Outcome, Color, Title, Blockers string
+	Started, Blocked                      bool
+	X, Y, W, TextY, MarkX                 int
+}
+
+// RollingHTML prints plan --all as a page: per scope, the nodes as bars
+// on a timeline of rounds (the windows of the upgrade library), each
+// coloured by its outcome, with what blocks it marked; the nodes the
+// rollout leaves alone listed under it. Self-contained, with no script.
+func RollingHTML(w io.Writer, r *plan.Rolling) error {
+	tl := timeline{Driver: r.Driver, Verdict: r.Verdict, Severity: r.Severity, Legend: outcomeColors}
+	for _, sc := range r.Scopes {
+		tl.Scopes = append(tl.Scopes, timelineOf(sc, r.Nodes))
+	}
+	return rolloutPage.Execute(w, tl)
+}
+
+func timelineOf(sc plan.Scope, nodes []plan.NodeOutcome) timelineScope {
+	ts := timelineScope{Name: sc.Name, Why: sc.Why,
+		Header: fmt.Sprintf("%d managed node(s); at the outset %d may start, %d already in the upgrade, %d cordoned or NotReady", sc.Managed, sc.Slots, sc.InProgress, sc.Unavailable)}
+	var rolled []plan.NodeOutcome
+	rounds := 0
+	for _, o := range nodes {
+		if o.Scope != sc.Name {
+			continue
+		}
+		switch o.Outcome {
+		case plan.Skipped, plan.NotRolled:
+			ts.Others = append(ts.Others, o)
+			continue
+		}
+		rolled = append(rolled, o)
+		rounds = max(rounds, o.Round)
+	}
+	for i := range rounds {
+		ts.Ticks = append(ts.Ticks, struct{ X, Round int }{tlLabel + i*tlRound, i + 1})
+	}
+	for i, o := range rolled {
+		ts.Rows = append(ts.Rows, rowOf(o, i, rounds))
+	}
+	ts.NeverX = tlLabel + rounds*tlRound
+	ts.Width = tlLabel + (rounds+1)*tlRound + 20
+	ts.Height = tlTop + len(rolled)*tlRow + 8
+	ts.Bottom = ts.Height
+	return ts
+}
+
+func rowOf(o plan.NodeOutcome, i, rounds int) timelineRow {
+	y := tlTop + i*tlRow
+	row := timelineRow{Node: o.Node, Outcome: o.Outcome, Color: outcomeColor(o.Outcome), Started: o.Round > 0,
+		Y: y + 2, W: tlRound - 6, TextY: y + 15}
+	row.X = tlLabel + (o.Round-1)*tlRound
+	if !row.Started {
+		row.X = tlLabel + rounds*tlRound // after the last round: it waits for good
+	}
+	row.MarkX = row.X + row.W + 4
+	row.Title = o.Node + ": " + o.Outcome
+	if o.State != "" {
+		row.Title += " in " + o.State
+	}
+	if o.Note != "" {
+		row.Title += "; " + o.Note
+	}
+	var why []string
+	for _, b := range o.Why {
+		s := b.What
+		if b.Phase != "" {
+			s = b.Phase + ": " + s
+		}
+		why = append(why, s)
+	}
+	row.Blocked, row.Blockers = len(why) > 0, strings.Join(why, "\n")
+	return row
+}
