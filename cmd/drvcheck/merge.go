@@ -64,17 +64,7 @@ func (o *options) emitFleet(ctx context.Context, merged fleet.Result, partial bo
 	}
 	rep := render.Report{Findings: merged.Findings, Summary: merged.Summary, Rules: engine.Rules(), Suppressed: merged.Suppressed,
 		Clusters: merged.Clusters, Run: render.Run{ExitCode: code, Finished: time.Now(), Duration: time.Since(o.start)}}
-	opt := renderOptions()
-	opt.Color = o.env.color
-	if err := render.Render(o.env.stdout, o.Output.Output, rep, opt); err != nil {
-		return err
-	}
-	sinks, err := o.sinks()
-	if err != nil {
-		return err
-	}
-	opt.Color = false
-	if err := sinks.Deliver(ctx, rep, opt); err != nil {
+	if err := o.deliver(ctx, rep); err != nil {
 		return err
 	}
 	if code == exitFindings {

@@ -45,7 +45,11 @@ func (o *options) emit(ctx context.Context, res *runner.Result, code int) error 
 	for _, x := range res.Expired {
 		warn(x.String())
 	}
-	rep := o.reportOf(res, code)
+	return o.deliver(ctx, o.reportOf(res, code))
+}
+
+// deliver prints rep in --output on stdout and sends it to every sink.
+func (o *options) deliver(ctx context.Context, rep render.Report) error {
 	opt := renderOptions()
 	opt.Color = o.env.color
 	if err := render.Render(o.env.stdout, o.Output.Output, rep, opt); err != nil {

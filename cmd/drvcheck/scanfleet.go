@@ -65,13 +65,16 @@ func scanFleet(ctx context.Context, o *options, contexts []string) error {
 }
 
 // scanOne is one cluster's run, as its -o json would print it, and
-// the rules it skipped.
+// what its run would warn of: expired exceptions, rules skipped.
 func scanOne(ctx context.Context, o *options, name string) (fleet.Result, []string, error) {
 	res, err := runner.Run(ctx, o.runnerConfig(nil), runner.Live(ctx, o.clusterOptionsFor(name)))
 	if err != nil {
 		return fleet.Result{}, nil, err
 	}
 	var notes []string
+	for _, x := range res.Expired {
+		notes = append(notes, "cluster "+name+": "+x.String())
+	}
 	for _, s := range res.Skipped {
 		notes = append(notes, fmt.Sprintf("cluster %s: %s; %s skipped", name, why[s.Need], ruleList(s.Rules)))
 	}
