@@ -24,7 +24,7 @@ func diffCmd(o *options) runFunc {
 	ref := o.fs.String("diff-base", "", "compare PATH with the merge base of REF and HEAD (e.g. origin/main), from a copy of its tree")
 	pf := addPolicyFlags(o)
 	return func(ctx context.Context, o *options, args []string) error {
-		if err := render.TextOrJSON("diff", o.Output.Output); err != nil {
+		if err := render.OneOf("diff", o.Output.Output, "text", "json", "markdown"); err != nil {
 			return err
 		}
 		base, head, err := diffSides(ctx, o, *ref, args)

@@ -242,3 +242,64 @@ func TestHTMLRolloutTimeline(t *testing.T) {
 	}
 	screenshotNotBlank(t, ctx)
 }
+
+// mermaidJS is Mermaid's browser build: DRVCHECK_MERMAID (.ci/run fetches
+// it once, with npm, into the cache), else the cache's copy; the test
+// skips without it unless DRVCHECK_MERMAID is set.
+func mermaidJS(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("DRVCHECK_MERMAID")
+	if path == "" {
+		dir, _ := os.UserCacheDir()
+		path = filepath.Join(dir, "drvcheck", "mermaid", "12.3.0", "mermaid.min.js")
+		if _, err := os.Stat(path); err != nil {
+			t.Skip("Mermaid not cached (bash .ci/run fetches it); set DRVCHECK_MERMAID to its mermaid.min.js")
+		}
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// The gantt plan --all -o markdown and diff -o markdown draw for a step
+// summary is one Mermaid renders: a task per node the rollout reaches,
+// as GitHub shows it.
+func TestGanttRendersInMermaid(t *testing.T) {
+	js := mermaidJS(t)
+	ctx := browser(t)
+	repo := operatorRegistry(t, "570.86.15-ubuntu22.04")
+	for _, args := range [][]string{
+		{"plan", "--all", "--driver", "570.86.15", opFile("midrollout"), "--driver-repository", repo, "--cache-dir=" + t.TempDir()},
+		{"diff", opFile("change/base.yaml"), opFile("change/driver.yaml"), opFile("change/nodes.yaml"), "--matrix", opFile("change/images.csv")},
+	} {
+		md := drv(t, append(args, "-o", "markdown")...).stdout
+		_, block, ok := strings.Cut(md, "```mermaid\n")
+		block, _, closed := strings.Cut(block, "```\n")
+		if !ok || !closed {
+			t.Fatalf("%s: no mermaid block:\n%s", args[0], md)
+		}
+		tasks := strings.Count(block, " :done, ") + strings.Count(block, " :crit, ")
+		page := filepath.Join(t.TempDir(), "gantt.html")
+		writeFile(t, page, `<!doctype html><html><body><script src="file://`+js+`"></script></body></html>`)
+		if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page)); err != nil {
+			t.Fatal(err)
+		}
+		render := fmt.Sprintf(`(async () => {
+			mermaid.initialize({startOnLoad: false});
+			const {svg} = await mermaid.render('g', %s);
+			const d = new DOMParser().parseFromString(svg, 'image/svg+xml');
+			return d.querySelectorAll('rect.task').length;
+		})()`, jsString(block))
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[int](render, chromedp.EvalAwaitPromise))
+		if err != nil || got != tasks || tasks == 0 {
+			t.Errorf("%s: Mermaid drew %d task(s) of %d: %v\n%s", args[0], got, tasks, err, block)
+		}
+	}
+}
+
+// jsString is s as a JavaScript string literal.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

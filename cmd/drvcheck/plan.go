@@ -65,11 +65,10 @@ func planNode(ctx context.Context, o *options, args []string, opt plan.Options) 
 // rolls what its driver DaemonSets' current templates ask for.
 func planAll(ctx context.Context, o *options, paths []string, opt plan.RollingOptions, pf *policyFlags) error {
 	pending := opt.Driver == "" && len(paths) == 0
-	format := o.Output.Output
-	if format == "html" {
-		format = "text" // plan --all draws its timeline; plan NODE does not
+	if err := checkDriver(opt.Driver, pending, "text"); err != nil {
+		return err
 	}
-	if err := checkDriver(opt.Driver, pending, format); err != nil {
+	if err := render.OneOf("plan --all", o.Output.Output, "text", "json", "markdown", "html"); err != nil {
 		return err
 	}
 	m, res, err := runner.UpgradeFacts(ctx, o.runnerConfig(paths), o.reader(ctx, paths), "", opt.Driver)

@@ -256,8 +256,8 @@ spec:
 }
 
 // A pull request that changes only a label of the ClusterPolicy: the step
-// summary starts with drvcheck diff's verdict, restart-only, and the
-// check itself passes.
+// summary starts with drvcheck diff's verdict, restart-only, then draws
+// the rollout as a Mermaid gantt, and the check itself passes.
 func TestActionSummaryStartsWithTheOperatorChange(t *testing.T) {
 	r := newRunner(t)
 	w := r.workspace
@@ -305,7 +305,8 @@ func TestActionSummaryStartsWithTheOperatorChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	if outcome != "success" || out["exit-code"] != "0" ||
-		!strings.HasPrefix(string(summary), "<b>Operator change the merge base ") || !strings.Contains(strings.SplitN(string(summary), "\n", 2)[0], "restart-only: nodes are cordoned") {
+		!strings.HasPrefix(string(summary), "<b>Operator change the merge base ") || !strings.Contains(strings.SplitN(string(summary), "\n", 2)[0], "restart-only: nodes are cordoned") ||
+		!strings.Contains(string(summary), "```mermaid\ngantt\n") {
 		t.Errorf("outcome %s, outputs %v\nsummary:\n%s\nlog:\n%s", outcome, out, summary, r.log.String())
 	}
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 
@@ -20,8 +21,15 @@ var changeWords = map[string]string{
 
 // Changes prints c: the verdict first, then why, then the rollout.
 func Changes(w io.Writer, format string, c *plan.Change) error {
-	if format == "json" {
+	switch format {
+	case "json":
 		return writeJSON(w, c)
+	case "markdown":
+		var text bytes.Buffer
+		if err := Changes(&text, "text", c); err != nil {
+			return err
+		}
+		return foldedSummary(w, text.String(), c.Rolling)
 	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Operator change %s → %s: %s%s\n", oneline.Escape(c.Base), oneline.Escape(c.Head), changeWords[c.Verdict], notRolled(c.Rolling))

@@ -4,13 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 )
 
 // Commands other than check and scan print text for people or json for
 // programs; TextOrJSON rejects any other --output for them.
-func TextOrJSON(command, format string) error {
-	if format != "text" && format != "json" {
-		return fmt.Errorf("%s: --output %s: want text or json", command, format)
+func TextOrJSON(command, format string) error { return OneOf(command, format, "text", "json") }
+
+// OneOf refuses an output format a command does not print.
+func OneOf(command, format string, formats ...string) error {
+	if !slices.Contains(formats, format) {
+		return fmt.Errorf("%s: --output %s: want %s or %s", command, format, strings.Join(formats[:len(formats)-1], ", "), formats[len(formats)-1])
 	}
 	return nil
 }

@@ -63,6 +63,8 @@ func Rolling(w io.Writer, format string, r *plan.Rolling) error {
 		return writeJSON(w, r)
 	case "html":
 		return RollingHTML(w, r)
+	case "markdown":
+		return RollingMarkdown(w, r)
 	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Rolling driver upgrade to %s: %s\n", r.Driver, oneline.Escape(r.Verdict))
