@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/drvcheck/drvcheck/internal/fleet"
 	"github.com/drvcheck/drvcheck/policy"
@@ -24,22 +25,25 @@ var htmlScript string
 // scriptHash lets the page's one script run under its
 // Content-Security-Policy, and nothing else: a finding's text that
 // looked like a script would not run even if it were not escaped.
-var scriptHash = func() string {
+func scriptHash() string {
 	sum := sha256.Sum256([]byte(htmlScript))
 	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
-}()
+}
 
 // htmlPage is one self-contained page: no request leaves it when it is
 // opened (its Content-Security-Policy allows none), its style and its
-// small script inline.
-var htmlPage = template.Must(template.New("report").Parse(htmlSource))
+// small script inline. Parsed when a run first prints one, not at every
+// start.
+var htmlPage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Parse(htmlSource))
+})
 
 // HTML prints the report as one page people look at: the counts, each
 // cluster with its driver versions as a bar, and the findings as a table
 // that sorts by any column and filters by rule, severity, cluster and
 // text. A fleet's result (report merge) lists every cluster.
 func HTML(w io.Writer, r Report, opt Options) error {
-	return htmlPage.Execute(w, pageOf(r, opt))
+	return htmlPage().Execute(w, pageOf(r, opt))
 }
 
 type page struct {
@@ -80,7 +84,7 @@ type pageFinding struct {
 var barColors = []string{"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"}
 
 func pageOf(r Report, opt Options) page {
-	p := page{Script: template.JS(htmlScript), ScriptHash: scriptHash, Version: opt.Version, Summary: r.Summary, Fleet: len(r.Clusters) > 0} //nolint:gosec // the embedded script, never input
+	p := page{Script: template.JS(htmlScript), ScriptHash: scriptHash(), Version: opt.Version, Summary: r.Summary, Fleet: len(r.Clusters) > 0} //nolint:gosec // the embedded script, never input
 	clusters := r.Clusters
 	if len(clusters) == 0 && r.Cluster != nil {
 		clusters = []fleet.Cluster{*r.Cluster}

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/drvcheck/drvcheck/internal/plan"
 )
@@ -13,7 +14,9 @@ import (
 //go:embed html/rollout.html
 var rolloutSource string
 
-var rolloutPage = template.Must(template.New("rollout").Parse(rolloutSource))
+var rolloutPage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("rollout").Parse(rolloutSource))
+})
 
 // outcomeColors, one per outcome a node of the rollout can meet.
 var outcomeColors = []struct{ Name, Color string }{
@@ -72,7 +75,7 @@ func RollingHTML(w io.Writer, r *plan.Rolling) error {
 	for _, sc := range r.Scopes {
 		tl.Scopes = append(tl.Scopes, timelineOf(sc, r.Nodes))
 	}
-	return rolloutPage.Execute(w, tl)
+	return rolloutPage().Execute(w, tl)
 }
 
 func timelineOf(sc plan.Scope, nodes []plan.NodeOutcome) timelineScope {
