@@ -108,3 +108,16 @@ type Summary struct {
 	GPUNodes     int `json:"gpu_nodes"`
 	Objects      int `json:"objects"`
 }
+
+// Count adds the findings to the errors and warnings they are, n times
+// each (-1 takes them back out).
+func (s *Summary) Count(fs []Finding, n int) {
+	for _, f := range fs {
+		switch f.Severity {
+		case Error:
+			s.Errors += n
+		case Warning:
+			s.Warnings += n
+		}
+	}
+}

@@ -53,8 +53,7 @@ func (o *options) emitFleet(ctx context.Context, merged fleet.Result, partial bo
 	}
 	merged.Findings = append(merged.Findings, found...)
 	policy.Sort(merged.Findings)
-	merged.Summary.Errors += count(found, policy.Error)
-	merged.Summary.Warnings += count(found, policy.Warning)
+	merged.Summary.Count(found, 1)
 	code := exitOK
 	switch {
 	case partial:
@@ -89,14 +88,4 @@ func fleetFindings(ctx context.Context, engine *policy.Engine, clusters []fleet.
 		return nil, err
 	}
 	return engine.Eval(ctx, in)
-}
-
-func count(fs []policy.Finding, severity string) int {
-	n := 0
-	for _, f := range fs {
-		if f.Severity == severity {
-			n++
-		}
-	}
-	return n
 }

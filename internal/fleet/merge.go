@@ -104,18 +104,16 @@ func Merge(paths []string, results []Result) (Result, error) {
 // withoutFleetFindings drops an earlier merge's findings about its
 // fleet (those of no cluster): the merge judges its whole fleet again.
 func withoutFleetFindings(r Result) Result {
-	var kept []policy.Finding
+	var kept, dropped []policy.Finding
 	for _, f := range r.Findings {
-		switch {
-		case f.Cluster != "":
+		if f.Cluster != "" {
 			kept = append(kept, f)
-		case f.Severity == policy.Error:
-			r.Summary.Errors--
-		case f.Severity == policy.Warning:
-			r.Summary.Warnings--
+		} else {
+			dropped = append(dropped, f)
 		}
 	}
 	r.Findings = kept
+	r.Summary.Count(dropped, -1)
 	return r
 }
 

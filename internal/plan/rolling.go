@@ -46,6 +46,10 @@ type NodeOutcome struct {
 	OrderDependent bool `json:"order_dependent"`
 }
 
+// Rolled says whether the rollout reaches the node: neither skipped nor
+// left alone with autoUpgrade off.
+func (o NodeOutcome) Rolled() bool { return o.Outcome != Skipped && o.Outcome != NotRolled }
+
 // note adds to the outcome's note.
 func (o *NodeOutcome) note(s string) {
 	if o.Note != "" {

@@ -36,7 +36,7 @@ func Gantt(w io.Writer, r *plan.Rolling) error {
 	for _, sc := range r.Scopes {
 		section := false
 		for _, o := range r.Nodes {
-			if o.Scope != sc.Name || o.Outcome == plan.Skipped || o.Outcome == plan.NotRolled {
+			if o.Scope != sc.Name || !o.Rolled() {
 				continue
 			}
 			if tasks == ganttNodes {
@@ -69,7 +69,7 @@ func Gantt(w io.Writer, r *plan.Rolling) error {
 func ganttMore(r *plan.Rolling) int {
 	n := 0
 	for _, o := range r.Nodes {
-		if o.Outcome != plan.Skipped && o.Outcome != plan.NotRolled {
+		if o.Rolled() {
 			n++
 		}
 	}

@@ -90,8 +90,13 @@ func pageOf(r Report, opt Options) page {
 		clusters = []fleet.Cluster{*r.Cluster}
 	}
 	colors := versionColors(clusters)
+	counts := severityCounts(r.Findings)
 	for _, c := range clusters {
-		p.Clusters = append(p.Clusters, clusterOf(c, r.Findings, colors, p.Fleet))
+		key := c.Name
+		if !p.Fleet {
+			key = "" // one cluster's findings name none
+		}
+		p.Clusters = append(p.Clusters, clusterOf(c, counts[key], colors))
 	}
 	rules := map[string]bool{}
 	for _, f := range bySeverity(r.Findings) {
@@ -127,19 +132,26 @@ func versionColors(clusters []fleet.Cluster) map[string]string {
 	return out
 }
 
-func clusterOf(c fleet.Cluster, fs []policy.Finding, colors map[string]string, fleet bool) pageCluster {
-	pc := pageCluster{Name: c.Name, Operator: c.OperatorVersion, Branches: strings.Join(c.DriverBranches, ", "), GPUNodes: c.GPUNodes}
+// severityCounts are the errors and warnings of each cluster the
+// findings name, in one pass.
+func severityCounts(fs []policy.Finding) map[string][2]int {
+	out := map[string][2]int{}
 	for _, f := range fs {
-		if fleet && f.Cluster != c.Name {
-			continue
-		}
+		c := out[f.Cluster]
 		switch f.Severity {
 		case policy.Error:
-			pc.Errors++
+			c[0]++
 		case policy.Warning:
-			pc.Warnings++
+			c[1]++
 		}
+		out[f.Cluster] = c
 	}
+	return out
+}
+
+func clusterOf(c fleet.Cluster, counts [2]int, colors map[string]string) pageCluster {
+	pc := pageCluster{Name: c.Name, Operator: c.OperatorVersion, Branches: strings.Join(c.DriverBranches, ", "), GPUNodes: c.GPUNodes,
+		Errors: counts[0], Warnings: counts[1]}
 	total := 0
 	for _, n := range c.DriverVersions {
 		total += n
@@ -160,11 +172,4 @@ func ruleDoc(rule string) string {
 		return ""
 	}
 	return toolURI + "/blob/main/docs/rules.md#" + strings.ToLower(rule)
-}
-
-func fileLine(f policy.Finding, opt Options) string {
-	if f.File == "" {
-		return ""
-	}
-	return fmt.Sprintf("%s:%d", opt.displayPath(f.File), f.Line)
 }

@@ -94,7 +94,7 @@ func location(f policy.Finding, opt Options) string {
 	if f.File == "" {
 		return ""
 	}
-	return "`" + strings.NewReplacer("`", "'", "|", `\|`).Replace(oneline.Escape(fmt.Sprintf("%s:%d", opt.displayPath(f.File), f.Line))) + "`"
+	return "`" + strings.NewReplacer("`", "'", "|", `\|`).Replace(oneline.Escape(fileLine(f, opt))) + "`"
 }
 
 // cell makes text safe inside a table cell: pipes escaped, lines joined,

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -35,21 +36,7 @@ func Prometheus(w io.Writer, r Report, opt Options) error {
 }
 
 func findings(m *metrics, r Report) {
-	if len(r.Clusters) > 0 {
-		fleetFindings(m, r)
-	} else {
-		counts := map[[2]string]int{}
-		for _, rule := range r.Rules {
-			counts[[2]string{rule.ID, rule.Severity}] = 0
-		}
-		for _, f := range r.Findings {
-			counts[[2]string{f.Rule, f.Severity}]++
-		}
-		m.gauge("drvcheck_findings", "Findings of the last run by rule and severity, after exceptions.")
-		for _, k := range slices.SortedFunc(maps.Keys(counts), compareKeys) {
-			m.sample(labels("rule", k[0], "severity", k[1]), fmt.Sprint(counts[k]))
-		}
-	}
+	findingCounts(m, r)
 	suppressed := map[string]int{}
 	for _, rule := range r.Rules {
 		suppressed[rule.ID] = 0
@@ -69,24 +56,41 @@ func findings(m *metrics, r Report) {
 	m.sample("", fmt.Sprint(r.Summary.SkippedRules))
 }
 
-// fleetFindings counts a fleet's findings by cluster too, every
-// cluster's rules at zero included; a finding about the fleet (DRV050)
-// has no cluster.
-func fleetFindings(m *metrics, r Report) {
+// findingCounts counts the findings by rule and severity, every rule of
+// the run at zero included, so that an alert's series never vanishes; in
+// a fleet's result by cluster too, each cluster's rules at zero, a
+// finding about the fleet (DRV050) with no cluster.
+func findingCounts(m *metrics, r Report) {
 	type key struct{ cluster, rule, severity string }
+	fleet := len(r.Clusters) > 0
+	clusters := []string{""}
+	if fleet {
+		clusters = clusters[:0]
+		for _, c := range r.Clusters {
+			clusters = append(clusters, c.Name)
+		}
+	}
 	counts := map[key]int{}
-	for _, c := range r.Clusters {
+	for _, c := range clusters {
 		for _, rule := range r.Rules {
-			counts[key{c.Name, rule.ID, rule.Severity}] = 0
+			counts[key{c, rule.ID, rule.Severity}] = 0
 		}
 	}
 	for _, f := range r.Findings {
 		counts[key{f.Cluster, f.Rule, f.Severity}]++
 	}
-	m.gauge("drvcheck_findings", "Findings of the last run by cluster, rule and severity, after exceptions.")
 	keys := slices.SortedFunc(maps.Keys(counts), func(a, b key) int {
-		return strings.Compare(a.cluster+"\x00"+a.rule+"\x00"+a.severity, b.cluster+"\x00"+b.rule+"\x00"+b.severity)
+		return cmp.Or(strings.Compare(a.cluster, b.cluster), strings.Compare(a.rule, b.rule),
+			strings.Compare(severityRank(a.severity), severityRank(b.severity)))
 	})
+	if !fleet {
+		m.gauge("drvcheck_findings", "Findings of the last run by rule and severity, after exceptions.")
+		for _, k := range keys {
+			m.sample(labels("rule", k.rule, "severity", k.severity), fmt.Sprint(counts[k]))
+		}
+		return
+	}
+	m.gauge("drvcheck_findings", "Findings of the last run by cluster, rule and severity, after exceptions.")
 	for _, k := range keys {
 		m.sample(labels("cluster", k.cluster, "rule", k.rule, "severity", k.severity), fmt.Sprint(counts[k]))
 	}
@@ -100,13 +104,6 @@ func gpuNodes(m *metrics, r Report) {
 			m.sample(labels("upgrade_state", s), fmt.Sprint(r.Run.UpgradeStates[s]))
 		}
 	}
-}
-
-func compareKeys(a, b [2]string) int {
-	if c := strings.Compare(a[0], b[0]); c != 0 {
-		return c
-	}
-	return strings.Compare(severityRank(a[1]), severityRank(b[1]))
 }
 
 // severityRank orders error before warning.

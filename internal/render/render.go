@@ -96,3 +96,12 @@ func where(f policy.Finding) string {
 	}
 	return f.Object.String()
 }
+
+// fileLine is where the finding was read, PATH:LINE, the path as the
+// report shows it; empty for one not read from a file.
+func fileLine(f policy.Finding, opt Options) string {
+	if f.File == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d", opt.displayPath(f.File), f.Line)
+}

@@ -50,12 +50,12 @@ type timeline struct {
 }
 
 type timelineScope struct {
-	Name, Header, Why     string
-	Width, Height, Bottom int
-	NeverX                int // the column of the nodes that never start
-	Ticks                 []struct{ X, Round int }
-	Rows                  []timelineRow
-	Others                []plan.NodeOutcome
+	Name, Header, Why string
+	Width, Height     int
+	NeverX            int // the column of the nodes that never start
+	Ticks             []struct{ X, Round int }
+	Rows              []timelineRow
+	Others            []plan.NodeOutcome
 }
 
 // timelineRow is one node: a bar in the round it starts in (started),
@@ -87,8 +87,7 @@ func timelineOf(sc plan.Scope, nodes []plan.NodeOutcome) timelineScope {
 		if o.Scope != sc.Name {
 			continue
 		}
-		switch o.Outcome {
-		case plan.Skipped, plan.NotRolled:
+		if !o.Rolled() {
 			ts.Others = append(ts.Others, o)
 			continue
 		}
@@ -98,23 +97,22 @@ func timelineOf(sc plan.Scope, nodes []plan.NodeOutcome) timelineScope {
 	for i := range rounds {
 		ts.Ticks = append(ts.Ticks, struct{ X, Round int }{tlLabel + i*tlRound, i + 1})
 	}
-	for i, o := range rolled {
-		ts.Rows = append(ts.Rows, rowOf(o, i, rounds))
-	}
 	ts.NeverX = tlLabel + rounds*tlRound
+	for i, o := range rolled {
+		ts.Rows = append(ts.Rows, rowOf(o, i, ts.NeverX))
+	}
 	ts.Width = tlLabel + (rounds+1)*tlRound + 20
 	ts.Height = tlTop + len(rolled)*tlRow + 8
-	ts.Bottom = ts.Height
 	return ts
 }
 
-func rowOf(o plan.NodeOutcome, i, rounds int) timelineRow {
+func rowOf(o plan.NodeOutcome, i, neverX int) timelineRow {
 	y := tlTop + i*tlRow
 	row := timelineRow{Node: o.Node, Outcome: o.Outcome, Color: outcomeColor(o.Outcome), Started: o.Round > 0,
 		Y: y + 2, W: tlRound - 6, TextY: y + 15}
 	row.X = tlLabel + (o.Round-1)*tlRound
 	if !row.Started {
-		row.X = tlLabel + rounds*tlRound // after the last round: it waits for good
+		row.X = neverX // after the last round: it waits for good
 	}
 	row.MarkX = row.X + row.W + 4
 	row.Title = o.Node + ": " + o.Outcome

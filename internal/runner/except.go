@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/drvcheck/drvcheck/internal/exceptions"
-	"github.com/drvcheck/drvcheck/policy"
 )
 
 // except applies the exceptions of cfg (the config file's list and the
@@ -22,14 +21,7 @@ func except(res *Result, cfg Config) error {
 	}
 	out := set.Apply(res.Findings)
 	res.Findings, res.Suppressed, res.Expired = out.Findings, out.Suppressed, out.Expired
-	for _, f := range res.Findings {
-		switch f.Severity {
-		case policy.Error:
-			res.Summary.Errors++
-		case policy.Warning:
-			res.Summary.Warnings++
-		}
-	}
+	res.Summary.Count(res.Findings, 1)
 	res.Summary.Suppressed = len(res.Suppressed)
 	return nil
 }
