@@ -61,3 +61,25 @@ func TestFleetFormatsNameTheCluster(t *testing.T) {
 		t.Errorf("SARIF fingerprints of one node in two clusters: %q", fps)
 	}
 }
+
+// A finding's text is the repository's to shape: in the HTML page it is
+// escaped (and the page's CSP runs no script but its own), and in the
+// summary's folded text no tag or fence of it closes the <pre>.
+func TestHostileTextStaysText(t *testing.T) {
+	msg := "</pre>```<script>alert(1)</script><img src=x onerror=alert(2)>"
+	r := Report{Findings: []policy.Finding{{Rule: "DRV001", Severity: policy.Error, Object: object.Ref{Kind: "Node", Name: "n"}, Message: msg}}}
+	var b bytes.Buffer
+	if err := Render(&b, "html", r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if page := b.String(); strings.Contains(page, "<script>alert") || strings.Contains(page, "<img src=x") || strings.Count(page, "<script>") != 1 {
+		t.Errorf("the message is markup in the page:\n%s", page)
+	}
+	b.Reset()
+	if err := foldedSummary(&b, "verdict "+msg+"\n"+msg+"\n", nil); err != nil {
+		t.Fatal(err)
+	}
+	if sum := b.String(); strings.Count(sum, "</pre>") != 1 || strings.Contains(sum, "```") || strings.Contains(sum, "<script>") {
+		t.Errorf("the text escapes the summary:\n%s", sum)
+	}
+}
