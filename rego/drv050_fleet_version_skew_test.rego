@@ -47,3 +47,20 @@ test_unknown_is_not_skew if {
 test_single_run if {
 	count(drv050.findings) == 0 with input as {"nodes": []}
 }
+
+# --group-by env: staging may run the next release; within each
+# environment the clusters must agree. prod's two clusters differ in
+# their branch, staging's one cluster is alone.
+grouped(name, group, branch) := object.union(cluster(name, "v26.7.0", [branch], ["ClusterPolicy"]), {"group": group})
+
+test_grouped_fleets_are_judged_apart if {
+	fs := findings([
+		grouped("eu-1", "env=prod", "580"),
+		grouped("us-1", "env=prod", "570"),
+		object.union(cluster("stg-1", "v26.10.0", ["590"], ["GPUCluster"]), {"group": "env=staging"}),
+	])
+	count(fs) == 1
+	some f in fs
+	f.message == "the clusters of fleet env=prod run 2 driver branches: 570 (us-1); 580 (eu-1)"
+	f.object == {"kind": "Fleet", "namespace": "", "name": "env=prod"}
+}

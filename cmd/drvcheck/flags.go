@@ -15,6 +15,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/baseline"
 	"github.com/drvcheck/drvcheck/internal/config"
+	"github.com/drvcheck/drvcheck/internal/fleet"
 	"github.com/drvcheck/drvcheck/internal/cuda"
 	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/internal/repofs"
@@ -85,7 +86,13 @@ func (o *options) bind(structs ...any) {
 }
 
 // addReportFlag registers --report, for the commands that write reports.
-func (o *options) addReportFlag() { o.bind(&o.Reports) }
+func (o *options) addReportFlag() {
+	o.bind(&o.Reports)
+	o.refuse(func() error {
+		_, err := fleet.ParseLabels(o.ClusterLabels)
+		return err
+	})
+}
 
 // addClusterFlags registers --kubeconfig, --context and --request-timeout,
 // named and loaded as kubectl does.

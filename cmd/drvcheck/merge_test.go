@@ -167,7 +167,13 @@ func TestReportMergeRefuses(t *testing.T) {
 		{[]string{"merge", text}, text + ": not a drvcheck result (-o json)"},
 		{[]string{"merge", empty}, empty + ": not a drvcheck result (-o json): no findings and summary"},
 		{[]string{"merge", filepath.Join(dir, "missing.json")}, "missing.json: "},
-		{[]string{"merge", dir}, dir + ": not a drvcheck result"},
+		{[]string{"merge", dir}, empty + ": not a drvcheck result"},
+		{[]string{"merge", t.TempDir()}, ": a folder without a .json result"},
+		{[]string{"merge", eu, "--context", "eu-1"}, "report merge: --context and --all-contexts say which clusters' report ConfigMaps to read"},
+		{[]string{"merge", "configmap=drvcheck"}, "want configmap=NAMESPACE/NAME"},
+		{[]string{"merge", eu, "--cluster-label", "env=prod"}, "report: --cluster-label labels one cluster"},
+		{[]string{"merge", eu, "--report", "configmap=drvcheck/drvcheck-report"}, "report: --report configmap= writes into one cluster"},
+		{[]string{"merge", eu, "--group-by", "env"}, "report merge: --group-by env: cluster eu-1 has no label env"},
 		{[]string{"merge", eu, eu}, "cluster eu-1 is in both " + eu + " and " + eu},
 		{[]string{"merge"}, "report: want report merge RESULT.json..."},
 		{[]string{"merged", eu}, "report: want report merge RESULT.json..."},
@@ -176,5 +182,23 @@ func TestReportMergeRefuses(t *testing.T) {
 		if r.code != exitError || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 			t.Errorf("report %v: exit %d, stderr %q, want %q", c.args, r.code, r.stderr, c.want)
 		}
+	}
+}
+
+// A folder is its .json results (a CI job's downloaded artifacts, one
+// folder per cluster): the same fleet as the files named one by one.
+func TestReportMergeReadsAFolder(t *testing.T) {
+	dir := t.TempDir()
+	for i, f := range fleetFiles() {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, "drvcheck-result-"+fleetRuns[i].name, "report.json"), string(data))
+	}
+	byFolder := drv(t, "report", "merge", dir, "-o", "json")
+	byFile := drv(t, append([]string{"report", "merge", "-o", "json"}, fleetFiles()...)...)
+	if byFolder.code != exitFindings || !slices.Equal(fleetFindingKeys(decodeMerged(t, byFolder.stdout)), fleetFindingKeys(decodeMerged(t, byFile.stdout))) {
+		t.Errorf("exit %d %s\n%s", byFolder.code, byFolder.stderr, byFolder.stdout)
 	}
 }

@@ -88,6 +88,7 @@ func (o *options) reportOf(res *runner.Result, code int) render.Report {
 		}
 	}
 	c := fleet.Of(o.ClusterName, res.Facts, res.Profile)
+	c.Labels, _ = fleet.ParseLabels(o.ClusterLabels) // checked before the run
 	rep.Cluster = &c
 	return rep
 }

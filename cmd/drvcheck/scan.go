@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/drvcheck/drvcheck/internal/cluster"
@@ -13,30 +12,45 @@ import (
 // --context more than once, or --all-contexts, over each of those
 // clusters (scanFleet).
 func scanCmd(o *options) runFunc {
-	all := o.fs.Bool("all-contexts", false, "scan the cluster of every context of the kubeconfig, one fleet result for all (as --context given once per context)")
-	o.refuse(func() error {
-		if *all && len(o.cluster.Contexts) > 0 {
-			return errors.New("scan: --all-contexts and --context both say which clusters; give one")
-		}
-		return nil
-	})
+	all := o.addAllContexts("scan the cluster of every context of the kubeconfig, one fleet result for all (as --context given once per context)")
 	return func(ctx context.Context, o *options, _ []string) error {
-		contexts := o.cluster.Contexts
-		if *all {
-			names, err := cluster.Contexts(o.clusterOptions())
-			if err != nil {
-				return err
-			}
-			if len(names) == 0 {
-				return fmt.Errorf("scan: --all-contexts: the kubeconfig has no context")
-			}
-			contexts = names
+		contexts, err := o.contexts(*all)
+		if err != nil {
+			return err
 		}
 		if len(contexts) > 1 || *all {
 			return scanFleet(ctx, o, contexts)
 		}
 		return runScan(ctx, o)
 	}
+}
+
+// addAllContexts registers --all-contexts, which --context excludes.
+func (o *options) addAllContexts(usage string) *bool {
+	all := o.fs.Bool("all-contexts", false, usage)
+	o.refuse(func() error {
+		if *all && len(o.cluster.Contexts) > 0 {
+			return fmt.Errorf("%s: --all-contexts and --context both say which clusters; give one", o.fs.Name())
+		}
+		return nil
+	})
+	return all
+}
+
+// contexts are the clusters to read: every context of the kubeconfig
+// (all), else those --context names (none: the current context alone).
+func (o *options) contexts(all bool) ([]string, error) {
+	if !all {
+		return o.cluster.Contexts, nil
+	}
+	names, err := cluster.Contexts(o.clusterOptions())
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s: --all-contexts: the kubeconfig has no context", o.fs.Name())
+	}
+	return names, nil
 }
 
 // runScan is one cluster's scan.
@@ -47,3 +61,4 @@ func runScan(ctx context.Context, o *options) error {
 	res, err := runner.Run(ctx, o.runnerConfig(nil), runner.Live(ctx, o.clusterOptions()))
 	return o.conclude(ctx, res, err)
 }
+

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -133,8 +134,48 @@ func TestScanSeveralClusters(t *testing.T) {
 			t.Errorf("%v: exit %d: %s", extra, r.code, r.stderr)
 		}
 	}
-	if r := drv(t, "audit", "--context", "eu-1", "--context", "us-1", "--kubeconfig", kc); r.code != exitError || !strings.Contains(r.stderr, "audit: --context given 2 times: only scan reads several clusters") {
+	if r := drv(t, "audit", "--context", "eu-1", "--context", "us-1", "--kubeconfig", kc); r.code != exitError || !strings.Contains(r.stderr, "audit: --context given 2 times: only scan and report merge read several clusters") {
 		t.Errorf("audit: exit %d: %s", r.code, r.stderr)
+	}
+	mergeKeptReports(t, cs, kc, together)
+}
+
+// Each cluster's own nightly run keeps its report in a ConfigMap
+// (deploy/cronjob-report.yaml); report merge reads them from every
+// context: the same fleet as one scan of all, the unreachable cluster
+// one error line, a report gone stale named, and --group-by judging
+// each environment's clusters apart.
+func mergeKeptReports(t *testing.T, cs []*testcluster.Cluster, kc string, together []string) {
+	const kept = "configmap=drvcheck/drvcheck-report"
+	for i, env := range []string{"env=prod", "env=staging"} {
+		kubectl(t, cs[i], "create", "namespace", "drvcheck")
+		name := []string{"eu-1", "us-1"}[i]
+		r := drv(t, "scan", "--kubeconfig", kc, "--context", name, "--report", kept, "--cluster-label", env, "-o", "json")
+		if r.code == exitError {
+			t.Fatalf("%s: %s", name, r.stderr)
+		}
+	}
+	flags := []string{"--kubeconfig", kc, "--request-timeout", "5s", "-o", "json"}
+	r := drv(t, append([]string{"report", "merge", kept, "--context", "eu-1", "--context", "down", "--context", "us-1"}, flags...)...)
+	if r.code != exitError || !strings.Contains(r.stderr, "drvcheck: cluster down: ") || !strings.Contains(r.stderr, "drvcheck: report merge: 1 of 3 clusters could not be read (down)\n") {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if got := fleetFindingKeys(decodeMerged(t, r.stdout)); !slices.Equal(got, together) {
+		t.Errorf("merged from the ConfigMaps:\n%s\nscanned together:\n%s", strings.Join(got, "\n"), strings.Join(together, "\n"))
+	}
+
+	// us-1's report is from a week ago: named, and still merged.
+	old := time.Now().Add(-7 * 24 * time.Hour).UTC().Format(time.RFC3339)
+	kubectl(t, cs[1], "-n", "drvcheck", "patch", "configmap", "drvcheck-report", "--type", "merge", "-p", `{"data":{"finished":"`+old+`"}}`)
+	grouped := drv(t, append([]string{"report", "merge", kept, "--all-contexts", "--group-by", "env"}, flags...)...)
+	m := decodeMerged(t, grouped.stdout)
+	if grouped.code != exitError || !strings.Contains(grouped.stderr, "drvcheck: warning: cluster us-1: its report in ConfigMap drvcheck/drvcheck-report is from "+old+", 7 days old") || len(m.Clusters) != 2 {
+		t.Errorf("exit %d\n%s", grouped.code, grouped.stderr)
+	}
+	for _, k := range fleetFindingKeys(m) {
+		if strings.Contains(k, "DRV050") {
+			t.Errorf("prod and staging judged as one fleet: %s", k)
+		}
 	}
 }
 

@@ -125,6 +125,18 @@ func Contexts(opt Options) ([]string, error) {
 	return slices.Sorted(maps.Keys(raw.Contexts)), nil
 }
 
+// CurrentContext is the context a run without --context reads: the
+// kubeconfig's current one ("" in a Pod, which reads its own cluster).
+func CurrentContext(opt Options) (string, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = opt.Kubeconfig
+	raw, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).RawConfig()
+	if err != nil {
+		return "", configError(err)
+	}
+	return raw.CurrentContext, nil
+}
+
 func restConfig(opt Options) (*rest.Config, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = opt.Kubeconfig

@@ -46,3 +46,20 @@ func (c *Client) explainReport(err error, verb, ns, name string) error {
 	}
 	return fmt.Errorf("%s: %w", what, c.explain(err, verb, Kind{Resource: "configmaps", Version: "v1", ObjectKind: "ConfigMap"}))
 }
+
+// ReadReport is the data of the ConfigMap ns/name a run wrote with
+// --report configmap=NS/NAME: report merge gathers a fleet's nightly
+// reports from the clusters that keep them. deploy/report-rbac.yaml's
+// drvcheck-report-reader Role grants get on that one ConfigMap.
+func (c *Client) ReadReport(ctx context.Context, ns, name string) (map[string]string, error) {
+	cm, err := c.cs.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, fmt.Errorf("cluster %s: no ConfigMap %s/%s: no run has written its report there (--report configmap=%s/%s)", c.host, ns, name, ns, name)
+	case apierrors.IsForbidden(err):
+		return nil, fmt.Errorf("cluster %s: forbidden to get the ConfigMap %s/%s (deploy/report-rbac.yaml's drvcheck-report-reader Role grants it): %s", c.host, ns, name, apiMessage(err))
+	case err != nil:
+		return nil, c.explain(err, "get", Kind{Resource: "configmaps", Version: "v1", ObjectKind: "ConfigMap"})
+	}
+	return cm.Data, nil
+}

@@ -96,6 +96,9 @@ type Reports struct {
 	Report      []string `json:"report" path:"" trust:"cli" usage:"also write the report in FORMAT to FILE (FORMAT=FILE, e.g. sarif=drvcheck.sarif, prometheus=drvcheck.prom), or to a ConfigMap of the cluster (configmap=NS/NAME, the one write drvcheck makes); repeatable"`
 	Pushgateway string   `json:"pushgateway" trust:"cli" usage:"also push the metrics (the prometheus format) to the Pushgateway at URL, as job drvcheck"`
 	ClusterName string   `json:"cluster-name" usage:"the cluster's name in the report (-o json's cluster.name), which report merge tags the cluster's findings with; scan's default is --context"`
+	// ClusterLabels say which fleet a cluster belongs to (env=prod,
+	// region=eu): report merge --group-by judges skew within each.
+	ClusterLabels []string `json:"cluster-label" usage:"a label of the cluster in the report (KEY=VALUE, -o json's cluster.labels), which report merge --group-by KEY groups clusters into fleets by; repeatable"`
 	// A repository's config may not set it: a pull request would then
 	// mark its own findings as existing.
 	Baseline string `json:"baseline" path:"" trust:"cli" usage:"a previous report of the same check (-o json): the findings it holds, by rule, object and node, are marked existing, and --fail-on counts only the new ones"`

@@ -24,6 +24,11 @@ type Cluster struct {
 	// (device plugin) and GPUCluster (DRA).
 	Stacks   []string `json:"stacks"`
 	GPUNodes int      `json:"gpu_nodes"`
+	// Labels are the run's --cluster-label; Group is the value of the one
+	// report merge --group-by names: DRV050 compares the clusters of one
+	// group alone.
+	Labels map[string]string `json:"labels,omitempty"`
+	Group  string            `json:"group,omitempty"`
 }
 
 // Of is the cluster a run read: its node facts and operator profile (nil

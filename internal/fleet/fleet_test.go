@@ -95,3 +95,47 @@ func TestMerge(t *testing.T) {
 		t.Errorf("one cluster twice: %v", err)
 	}
 }
+
+// A kept report (the ConfigMap --report configmap= writes) is merged
+// only when its run could judge: a failed run, a report left out for its
+// size, or anything that is not drvcheck's are errors naming where.
+func TestFromReport(t *testing.T) {
+	good := `{"findings": [], "summary": {"errors": 0}, "cluster": {"name": ""}}`
+	r, finished, err := FromReport(map[string]string{"exit-code": "0", "finished": "2026-12-04T03:17:00Z", "report.json": good}, "ConfigMap drvcheck/r", "eu-1")
+	if err != nil || r.Cluster.Name != "eu-1" || finished.Day() != 4 {
+		t.Fatalf("%+v %v %v", r, finished, err)
+	}
+	for data, want := range map[*map[string]string]string{
+		{"exit-code": "2", "finished": "2026-12-04T03:17:00Z", "error": "cluster https://x unreachable\nmore"}: "ConfigMap drvcheck/r: the run of 2026-12-04T03:17:00Z could not scan: cluster https://x unreachable",
+		{"exit-code": "1", "finished": "2026-12-04T03:17:00Z", "omitted": "report.json (2000000 bytes) does not fit"}: "does not fit",
+		{"exit-code": "0", "finished": "2026-12-04T03:17:00Z"}:                              "holds no report.json",
+		{"exit-code": "0", "finished": "yesterday", "report.json": good}:                    `finished "yesterday" is not a time`,
+		{"exit-code": "0", "finished": "2026-12-04T03:17:00Z", "report.json": `{"runs": []}`}: "not a drvcheck result",
+	} {
+		if _, _, err := FromReport(*data, "ConfigMap drvcheck/r", "eu-1"); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: %v, want %q", *data, err, want)
+		}
+	}
+}
+
+func TestLabelsAndGroups(t *testing.T) {
+	labels, err := ParseLabels([]string{"env=prod", "example.com/region=eu-1", "env=prod"})
+	if err != nil || !reflect.DeepEqual(labels, map[string]string{"env": "prod", "example.com/region": "eu-1"}) {
+		t.Fatalf("%v %v", labels, err)
+	}
+	for _, bad := range []string{"env", "Bad Key=x", "env=has space", "env=a"} {
+		if _, err := ParseLabels([]string{"env=prod", bad}); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	r := Result{Clusters: []Cluster{{Name: "eu-1", Labels: map[string]string{"env": "prod"}}, {Name: "stg", Labels: map[string]string{"env": "staging"}}}}
+	if err := r.GroupBy("env"); err != nil || r.Clusters[0].Group != "env=prod" || r.Clusters[1].Group != "env=staging" {
+		t.Errorf("%+v %v", r.Clusters, err)
+	}
+	if err := r.GroupBy(""); err != nil || r.Clusters[0].Group != "" {
+		t.Errorf("no --group-by kept a group: %+v", r.Clusters)
+	}
+	if err := r.GroupBy("region"); err == nil || err.Error() != "--group-by region: cluster eu-1 has no label region (give its run --cluster-label region=VALUE)" {
+		t.Errorf("%v", err)
+	}
+}

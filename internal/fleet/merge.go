@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,16 +44,49 @@ func Read(path string) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %w", path, fileerr.Reason(err))
 	}
+	return decode(data, path)
+}
+
+// decode reads one -o json result; where names it in errors.
+func decode(data []byte, where string) (Result, error) {
 	var r Result
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
-		return Result{}, fmt.Errorf("%s: not a drvcheck result (-o json): %v", path, err)
+		return Result{}, fmt.Errorf("%s: not a drvcheck result (-o json): %v", where, err)
 	}
 	if !bytes.Contains(data, []byte(`"summary"`)) || r.Findings == nil {
-		return Result{}, fmt.Errorf("%s: not a drvcheck result (-o json): no findings and summary", path)
+		return Result{}, fmt.Errorf("%s: not a drvcheck result (-o json): no findings and summary", where)
 	}
 	return r, nil
+}
+
+// Files are the result files a merge's argument names: the file itself,
+// or every .json file under a folder (a CI job's downloaded artifacts, one
+// folder each), in name order. A folder without one is an error: merged
+// as nothing, the fleet would read as clean.
+func Files(path string) ([]string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, fileerr.Reason(err))
+	}
+	if !fi.IsDir() {
+		return []string{path}, nil
+	}
+	var out []string
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, fileerr.Reason(err))
+		}
+		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".json") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err == nil && len(out) == 0 {
+		err = fmt.Errorf("%s: a folder without a .json result", path)
+	}
+	return out, err
 }
 
 // Merge joins results, each read from its path, into one: every finding

@@ -117,6 +117,11 @@ func TestDeployReportRBAC(t *testing.T) {
 		fmt.Sprint(r["verbs"]) != "[get update]" {
 		t.Errorf("rule %v: want get and update on configmaps/drvcheck-report only", r)
 	}
+	// report merge's reader gets that ConfigMap alone.
+	reader := have["Role/drvcheck/drvcheck-report-reader"]
+	if reader == nil || fmt.Sprint(reader.Raw["rules"]) != "[map[apiGroups:[] resources:[configmaps] resourceNames:[drvcheck-report] verbs:[get]]]" {
+		t.Errorf("drvcheck-report-reader: %v", reader)
+	}
 	inv, err := inventory.Read(context.Background(), []string{filepath.Join(repo, "deploy", "cronjob-report.yaml")}, load.Options{}, false)
 	if err != nil || len(inv.CronJobs) != 1 {
 		t.Fatalf("cronjob-report.yaml: %v", err)

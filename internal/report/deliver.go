@@ -66,8 +66,9 @@ func (s Sinks) writeConfigMap(ctx context.Context, t Target, rep render.Report, 
 }
 
 // configMapData is the ConfigMap's content: when and how the run ended, its
-// metrics, and (when it could judge) the JSON report and the Markdown
-// summary, the largest left out, and named, when they would not fit.
+// metrics, and (when it could judge) the HTML page to look at, the JSON
+// report report merge reads and the Markdown summary; what does not fit
+// is left out, in that order, and named.
 func configMapData(rep render.Report, opt render.Options) map[string]string {
 	data := map[string]string{
 		"exit-code":    strconv.Itoa(rep.Run.ExitCode),
@@ -80,7 +81,8 @@ func configMapData(rep render.Report, opt render.Options) map[string]string {
 	}
 	data["summary.md"] = string(rendered("markdown", rep, opt))
 	data["report.json"] = string(rendered("json", rep, opt))
-	for _, key := range []string{"report.json", "summary.md"} {
+	data["report.html"] = string(rendered("html", rep, opt))
+	for _, key := range []string{"report.html", "report.json", "summary.md"} {
 		if size(data) <= cluster.MaxReport {
 			break
 		}

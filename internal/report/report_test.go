@@ -43,12 +43,12 @@ func TestConfigMapDataFits(t *testing.T) {
 		rep.Findings = append(rep.Findings, policy.Finding{Rule: "DRV001", Severity: "error", Message: long})
 	}
 	data := configMapData(rep, render.Options{})
-	if _, ok := data["report.json"]; ok || data["metrics.prom"] == "" || !strings.Contains(data["omitted"], "report.json (") ||
+	if _, ok := data["report.json"]; ok || data["metrics.prom"] == "" || !strings.Contains(data["omitted"], "report.html (") || !strings.Contains(data["omitted"], "report.json (") ||
 		size(data) > cluster.MaxReport || data["exit-code"] != "1" || data["finished"] != "1970-01-01T00:00:00Z" {
 		t.Errorf("keys %d bytes, omitted %q", size(data), data["omitted"])
 	}
 	small := configMapData(render.Report{Run: render.Run{ExitCode: 0}}, render.Options{})
-	if small["report.json"] == "" || small["summary.md"] == "" || small["omitted"] != "" {
+	if small["report.json"] == "" || small["summary.md"] == "" || !strings.HasPrefix(small["report.html"], "<!doctype html>") || small["omitted"] != "" {
 		t.Errorf("a small report lost keys: %v", small)
 	}
 }
