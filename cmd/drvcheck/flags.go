@@ -15,8 +15,8 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/baseline"
 	"github.com/drvcheck/drvcheck/internal/config"
-	"github.com/drvcheck/drvcheck/internal/fleet"
 	"github.com/drvcheck/drvcheck/internal/cuda"
+	"github.com/drvcheck/drvcheck/internal/fleet"
 	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/internal/repofs"
 	"github.com/drvcheck/drvcheck/internal/runner"

@@ -61,4 +61,3 @@ func runScan(ctx context.Context, o *options) error {
 	res, err := runner.Run(ctx, o.runnerConfig(nil), runner.Live(ctx, o.clusterOptions()))
 	return o.conclude(ctx, res, err)
 }
-

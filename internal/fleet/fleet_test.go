@@ -106,11 +106,11 @@ func TestFromReport(t *testing.T) {
 		t.Fatalf("%+v %v %v", r, finished, err)
 	}
 	for data, want := range map[*map[string]string]string{
-		{"exit-code": "2", "finished": "2026-12-04T03:17:00Z", "error": "cluster https://x unreachable\nmore"}: "ConfigMap drvcheck/r: the run of 2026-12-04T03:17:00Z could not scan: cluster https://x unreachable",
+		{"exit-code": "2", "finished": "2026-12-04T03:17:00Z", "error": "cluster https://x unreachable\nmore"}:        "ConfigMap drvcheck/r: the run of 2026-12-04T03:17:00Z could not scan: cluster https://x unreachable",
 		{"exit-code": "1", "finished": "2026-12-04T03:17:00Z", "omitted": "report.json (2000000 bytes) does not fit"}: "does not fit",
-		{"exit-code": "0", "finished": "2026-12-04T03:17:00Z"}:                              "holds no report.json",
-		{"exit-code": "0", "finished": "yesterday", "report.json": good}:                    `finished "yesterday" is not a time`,
-		{"exit-code": "0", "finished": "2026-12-04T03:17:00Z", "report.json": `{"runs": []}`}: "not a drvcheck result",
+		{"exit-code": "0", "finished": "2026-12-04T03:17:00Z"}:                                                        "holds no report.json",
+		{"exit-code": "0", "finished": "yesterday", "report.json": good}:                                              `finished "yesterday" is not a time`,
+		{"exit-code": "0", "finished": "2026-12-04T03:17:00Z", "report.json": `{"runs": []}`}:                         "not a drvcheck result",
 	} {
 		if _, _, err := FromReport(*data, "ConfigMap drvcheck/r", "eu-1"); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%v: %v, want %q", *data, err, want)
