@@ -86,7 +86,7 @@ func init() {
 			groups: []group{ruleFlags, clusterFlags}, nargs: arity{min: 1, max: -1, why: "no NODE given"}, setup: tagCmd,
 			examples: [2]string{"drvcheck tag lab-node-1 testdata/lab", "drvcheck tag lab-node-0 testdata/lab --check --matrix testdata/lab/support-matrix.csv"}},
 		{name: "audit", args: "[PATH...]", summary: "list GPU nodes whose driver image is missing (needs --matrix or --registry)",
-			groups: []group{ruleFlags, clusterFlags}, nargs: anyArgs, run: runAudit,
+			groups: []group{ruleFlags, clusterFlags}, nargs: anyArgs, setup: auditCmd,
 			examples: [2]string{"drvcheck audit testdata/lab --matrix testdata/lab/support-matrix.csv", "drvcheck audit --registry nvcr.io/nvidia/driver --context prod"}},
 		{name: "plan", args: "NODE --driver V [PATH...]", summary: "the driver upgrade of NODE as ordered steps; --all simulates the fleet",
 			groups: []group{ruleFlags, clusterFlags}, nargs: anyArgs, setup: planCmd,

@@ -134,8 +134,29 @@ func TestScanSeveralClusters(t *testing.T) {
 			t.Errorf("%v: exit %d: %s", extra, r.code, r.stderr)
 		}
 	}
-	if r := drv(t, "audit", "--context", "eu-1", "--context", "us-1", "--kubeconfig", kc); r.code != exitError || !strings.Contains(r.stderr, "audit: --context given 2 times: only scan and report merge read several clusters") {
-		t.Errorf("audit: exit %d: %s", r.code, r.stderr)
+	if r := drv(t, "status", "--context", "eu-1", "--context", "us-1", "--kubeconfig", kc); r.code != exitError || !strings.Contains(r.stderr, "status: --context given 2 times: only scan, audit and report merge read several clusters") {
+		t.Errorf("status: exit %d: %s", r.code, r.stderr)
+	}
+
+	// audit of the fleet: a line per node whose image the lab's matrix
+	// lacks, each naming its cluster (us-1's nodes moved to 570, which
+	// the matrix has no tag of); down is one error line and exit 2.
+	audit := drv(t, "audit", "--matrix", filepath.Join("..", "..", "testdata", "lab", "support-matrix.csv"), "--kubeconfig", kc, "--request-timeout", "5s",
+		"--context", "us-1", "--context", "down", "--context", "eu-1")
+	want := "eu-1: lab-node-3 MISSING 550-6.8.0-52-generic-ubuntu24.04\n" +
+		"us-1: lab-node-0 MISSING 570-5.15.0-119-generic-ubuntu22.04\n" +
+		"us-1: lab-node-1 MISSING 570-5.15.0-107-generic-ubuntu22.04\n" +
+		"us-1: lab-node-2 MISSING 570-6.8.0-45-generic-ubuntu24.04\n"
+	if audit.code != exitError || audit.stdout != want || !strings.Contains(audit.stderr, "drvcheck: cluster down: ") ||
+		!strings.HasSuffix(audit.stderr, "drvcheck: audit: 1 of 3 clusters could not be read (down)\n") {
+		t.Errorf("audit: exit %d\n%s\n%s", audit.code, audit.stdout, audit.stderr)
+	}
+	// Nothing read is no OK.
+	if none := drv(t, "audit", "--matrix", filepath.Join("..", "..", "testdata", "lab", "support-matrix.csv"), "--kubeconfig", kc, "--context", "down", "--all-contexts"); none.code != exitError || none.stdout != "" {
+		t.Errorf("audit: exit %d %q", none.code, none.stdout)
+	}
+	if down := drv(t, "audit", "--matrix", filepath.Join("..", "..", "testdata", "lab", "support-matrix.csv"), "--kubeconfig", kc, "--request-timeout", "5s", "--context", "down", "--context", "down2"); down.code != exitError || down.stdout != "" {
+		t.Errorf("audit of unreachable clusters: exit %d %q %s", down.code, down.stdout, down.stderr)
 	}
 	mergeKeptReports(t, cs, kc, together)
 }

@@ -207,7 +207,7 @@ func TestActionChecksAgainstSnapshot(t *testing.T) {
 		t.Errorf("outcome %s, outputs %v\n%s", outcome, out, log)
 	}
 	bad, outcome := r.action(map[string]string{"mode": "audit", "sarif-file": filepath.Join(t.TempDir(), "m.sarif")})
-	if outcome != "failure" || bad["exit-code"] != "" || !strings.Contains(r.log.String(), `mode "audit": want check or scan`) {
+	if outcome != "failure" || bad["exit-code"] != "" || !strings.Contains(r.log.String(), `mode "audit": want check, scan or merge`) {
 		t.Errorf("mode audit: outcome %s\n%s", outcome, r.log.String())
 	}
 	// A sarif-file holding a line break would write a line of its own

@@ -79,10 +79,18 @@ func TestActionOnLab(t *testing.T) {
 	if err != nil || json.Unmarshal(data, &doc) != nil || len(doc.Runs) != 1 || len(doc.Runs[0].Results) != sum.errors+sum.warnings {
 		t.Errorf("sarif %s: %v\n%s", sarif, err, data)
 	}
-	// setup-go was asked for the action's own Go version; nothing uploaded.
-	if len(r.called) != 1 || !strings.HasPrefix(r.called[0].uses, "actions/setup-go@") ||
+	// setup-go was asked for the action's own Go version; the HTML page,
+	// which names the lab's missing image, is the one upload.
+	if len(r.called) != 2 || !strings.HasPrefix(r.called[0].uses, "actions/setup-go@") ||
 		r.called[0].with["go-version-file"] != filepath.Join(repo, "go.mod") {
 		t.Errorf("called %+v", r.called)
+	}
+	if up := r.called[len(r.called)-1]; !strings.HasPrefix(up.uses, "actions/upload-artifact@") || up.with["name"] != "drvcheck-report" ||
+		up.with["path"] != out["html-file"] || up.with["if-no-files-found"] != "error" {
+		t.Errorf("HTML upload %+v, html-file %q", up, out["html-file"])
+	}
+	if page, err := os.ReadFile(out["html-file"]); err != nil || !strings.HasPrefix(string(page), "<!doctype html>") || !strings.Contains(string(page), "lab-node-3") {
+		t.Errorf("html-file %s: %v", out["html-file"], err)
 	}
 	// The drvcheck on PATH is the one the action built, stamped with its ref.
 	if len(r.path) == 0 {
@@ -318,7 +326,7 @@ func TestActionEscapesAnInvalidMode(t *testing.T) {
 	r := newRunner(t)
 	_, outcome := r.action(map[string]string{"mode": "nope\n::warning title=pwned::owned\r", "sarif-file": filepath.Join(t.TempDir(), "x.sarif")})
 	log := r.log.String()
-	if outcome != "failure" || !strings.Contains(log, `::error title=drvcheck::mode "nope%0A::warning title=pwned::owned%0D": want check or scan`) {
+	if outcome != "failure" || !strings.Contains(log, `::error title=drvcheck::mode "nope%0A::warning title=pwned::owned%0D": want check, scan or merge`) {
 		t.Errorf("outcome %s\n%s", outcome, log)
 	}
 	for _, line := range strings.Split(log, "\n") {

@@ -119,7 +119,7 @@ func TestDeployReportRBAC(t *testing.T) {
 	}
 	// report merge's reader gets that ConfigMap alone.
 	reader := have["Role/drvcheck/drvcheck-report-reader"]
-	if reader == nil || fmt.Sprint(reader.Raw["rules"]) != "[map[apiGroups:[] resources:[configmaps] resourceNames:[drvcheck-report] verbs:[get]]]" {
+	if reader == nil || fmt.Sprint(reader.Raw["rules"]) != "[map[apiGroups:[] resourceNames:[drvcheck-report] resources:[configmaps] verbs:[get]]]" {
 		t.Errorf("drvcheck-report-reader: %v", reader)
 	}
 	inv, err := inventory.Read(context.Background(), []string{filepath.Join(repo, "deploy", "cronjob-report.yaml")}, load.Options{}, false)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,10 +63,20 @@ type workflow struct {
 	Env         map[string]string `yaml:"env"`
 	On          yaml.Node         `yaml:"on"`
 	Permissions map[string]string `yaml:"permissions"`
-	Jobs        map[string]struct {
-		RunsOn string `yaml:"runs-on"`
-		Steps  []step `yaml:"steps"`
-	} `yaml:"jobs"`
+	Jobs        map[string]job    `yaml:"jobs"`
+}
+
+type job struct {
+	RunsOn   string `yaml:"runs-on"`
+	Needs    string `yaml:"needs"`
+	If       string `yaml:"if"`
+	Strategy struct {
+		FailFast bool `yaml:"fail-fast"`
+		Matrix   struct {
+			Include []map[string]string `yaml:"include"`
+		} `yaml:"matrix"`
+	} `yaml:"strategy"`
+	Steps []step `yaml:"steps"`
 }
 
 func parseFile(t *testing.T, rel string, into any) {
@@ -113,12 +124,19 @@ type ghRunner struct {
 	summary   string            // GITHUB_STEP_SUMMARY of the job
 	called    []usesCall
 	log       strings.Builder
+	// A workflow's run: the matrix entry of the job that runs, the
+	// results of the jobs done, and the artifacts they uploaded (a
+	// folder each, under artifacts).
+	jobName   string
+	matrix    map[string]string
+	needs     map[string]string
+	artifacts string
 }
 
 func newRunner(t *testing.T) *ghRunner {
 	dir := t.TempDir()
 	r := &ghRunner{t: t, actionRef: "test-ref", workspace: filepath.Join(dir, "workspace"), temp: filepath.Join(dir, "runner-temp"),
-		summary: filepath.Join(dir, "step-summary.md"), secrets: map[string]string{}}
+		summary: filepath.Join(dir, "step-summary.md"), secrets: map[string]string{}, needs: map[string]string{}, artifacts: filepath.Join(dir, "artifacts")}
 	if err := os.MkdirAll(r.temp, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -178,6 +196,18 @@ func (r *ghRunner) value(expr string, sc *scope) string {
 		return r.temp
 	case parts[0] == "secrets" && len(parts) == 2:
 		return r.secrets[parts[1]]
+	case strings.HasPrefix(expr, "secrets[") && strings.HasSuffix(expr, "]"):
+		return r.secrets[r.value(strings.TrimSuffix(strings.TrimPrefix(expr, "secrets["), "]"), sc)]
+	case parts[0] == "matrix" && len(parts) == 2:
+		v, ok := r.matrix[parts[1]]
+		if !ok {
+			r.t.Fatalf("expression %q: the matrix entry %v has no %s", expr, r.matrix, parts[1])
+		}
+		return v
+	case parts[0] == "needs" && len(parts) == 3 && parts[2] == "result":
+		return r.needs[parts[1]]
+	case expr == "github.job":
+		return r.jobName
 	case parts[0] == "env" && len(parts) == 2:
 		return r.env[parts[1]]
 	}
@@ -302,7 +332,12 @@ func (r *ghRunner) action(with map[string]string) (map[string]string, string) {
 			continue
 		}
 		if s.Uses != "" {
-			r.called = append(r.called, usesCall{s.Uses, r.expandMap(s.With, sc)})
+			with := r.expandMap(s.With, sc)
+			r.called = append(r.called, usesCall{s.Uses, with})
+			if strings.HasPrefix(s.Uses, "actions/upload-artifact@") && !r.artifact(s.Uses, with) && !s.ContinueOnError {
+				outcome = "failure"
+				break
+			}
 			continue
 		}
 		outputs, code := r.shell(s, sc, repo)
@@ -348,6 +383,12 @@ func (r *ghRunner) job(steps []step) bool {
 		switch {
 		case s.Uses == "./" || strings.HasPrefix(s.Uses, publishedAction):
 			res.outputs, res.outcome = r.action(r.expandMap(s.With, sc))
+		case strings.HasPrefix(s.Uses, "actions/upload-artifact@"), strings.HasPrefix(s.Uses, "actions/download-artifact@"):
+			with := r.expandMap(s.With, sc)
+			r.called = append(r.called, usesCall{s.Uses, with})
+			if !r.artifact(s.Uses, with) {
+				res.outcome = "failure"
+			}
 		case s.Uses != "":
 			r.called = append(r.called, usesCall{s.Uses, r.expandMap(s.With, sc)})
 		default:
@@ -365,4 +406,78 @@ func (r *ghRunner) job(steps []step) bool {
 		}
 	}
 	return true
+}
+
+// artifact does what upload-artifact and download-artifact do with
+// files: an upload keeps its one file under its name, refusing a name
+// already taken in the run (GitHub's 409) or, with if-no-files-found
+// error, a path that does not exist; a download of a pattern puts each
+// matching artifact in a folder of its name under path.
+func (r *ghRunner) artifact(uses string, with map[string]string) bool {
+	r.t.Helper()
+	if strings.HasPrefix(uses, "actions/upload-artifact@") {
+		dir := filepath.Join(r.artifacts, with["name"])
+		if _, err := os.Stat(dir); err == nil {
+			fmt.Fprintf(&r.log, "upload-artifact: an artifact named %s already exists in this run\n", with["name"])
+			return false
+		}
+		data, err := os.ReadFile(with["path"])
+		if err != nil {
+			fmt.Fprintf(&r.log, "upload-artifact: %v\n", err)
+			return with["if-no-files-found"] != "error"
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			r.t.Fatal(err)
+		}
+		return os.WriteFile(filepath.Join(dir, filepath.Base(with["path"])), data, 0o644) == nil
+	}
+	entries, _ := os.ReadDir(r.artifacts)
+	for _, e := range entries {
+		if ok, _ := filepath.Match(with["pattern"], e.Name()); ok {
+			if err := os.CopyFS(filepath.Join(r.workspace, with["path"], e.Name()), os.DirFS(filepath.Join(r.artifacts, e.Name()))); err != nil {
+				r.t.Fatal(err)
+			}
+		}
+	}
+	return true
+}
+
+// run runs a workflow's jobs, each after the job it needs, a job with a
+// matrix once per entry, and returns each job's result: success when
+// every entry succeeded. A job whose needed job did not succeed is
+// skipped unless its if: is always().
+func (r *ghRunner) run(w workflow) map[string]string {
+	r.t.Helper()
+	done := map[string]string{}
+	for len(done) < len(w.Jobs) {
+		progress := false
+		for _, name := range slices.Sorted(maps.Keys(w.Jobs)) {
+			j := w.Jobs[name]
+			if _, ok := done[name]; ok || (j.Needs != "" && done[j.Needs] == "") {
+				continue
+			}
+			progress = true
+			r.jobName, r.needs = name, done
+			if j.Needs != "" && done[j.Needs] != "success" && j.If != "always()" || !r.condition(j.If, &scope{}) {
+				done[name] = "skipped"
+				continue
+			}
+			entries := j.Strategy.Matrix.Include
+			if len(entries) == 0 {
+				entries = []map[string]string{nil}
+			}
+			done[name] = "success"
+			for _, m := range entries {
+				r.matrix = m
+				fmt.Fprintf(&r.log, "=== job %s %v\n", name, m)
+				if !r.job(j.Steps) {
+					done[name] = "failure"
+				}
+			}
+		}
+		if !progress {
+			r.t.Fatalf("jobs %v wait for jobs that do not exist", slices.Sorted(maps.Keys(w.Jobs)))
+		}
+	}
+	return done
 }

@@ -79,10 +79,17 @@ func TestWorkflowActionTest(t *testing.T) {
 		if !strings.Contains(runs(job.Steps), `test "$ERRORS" = `) {
 			t.Errorf("job %s asserts no errors output", name)
 		}
-		r := newRunner(t)
-		if !r.job(job.Steps) {
-			t.Errorf("job %s failed:\n%s", name, r.log.String())
+	}
+	// The jobs in one run, as GitHub runs them: an artifact name taken
+	// twice would fail the second upload.
+	r := newRunner(t)
+	for name, result := range r.run(w) {
+		if result != "success" {
+			t.Errorf("job %s: %s\n%s", name, result, r.log.String())
 		}
+	}
+	if strings.Contains(r.log.String(), "already exists in this run") {
+		t.Errorf("an artifact name taken twice:\n%s", r.log.String())
 	}
 }
 
@@ -303,5 +310,74 @@ esac
 	}
 	if out := float("v9.11.0-rc.1"); strings.Contains(out, "git tag") {
 		t.Errorf("a pre-release moved a tag:\n%s", out)
+	}
+}
+
+// The fleet workflow as GitHub runs it: a scan job per cluster of its
+// matrix, then the merge. eu-1 holds the lab's nodes (535 and 550), us-1
+// the same nodes moved to 570, both env prod; staging-1's kubeconfig
+// reaches no API server. The two scanned are merged into one fleet
+// report (their skew named, the HTML page kept), staging-1 fails its job
+// and the run, and no artifact name is taken twice.
+func TestWorkflowFleetScanRuns(t *testing.T) {
+	eu := testcluster.Start(t, testcluster.Options{})
+	us := testcluster.Start(t, testcluster.Options{})
+	ctx := context.Background()
+	lab := filepath.Join(repo, "testdata", "lab", "k8s")
+	for _, f := range []string{"nodes.yaml", "node3.yaml"} {
+		if _, stderr, err := eu.Kubectl(ctx, "apply", "-f", filepath.Join(lab, f)); err != nil {
+			t.Fatalf("kubectl apply %s: %v %s", f, err, stderr)
+		}
+	}
+	nodes, err := os.ReadFile(filepath.Join(lab, "nodes.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := filepath.Join(t.TempDir(), "nodes.yaml")
+	if err := os.WriteFile(moved, []byte(strings.NewReplacer(`cuda.driver.major: "550"`, `cuda.driver.major: "570"`, `cuda.driver.major: "535"`, `cuda.driver.major: "570"`).Replace(string(nodes))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, err := us.Kubectl(ctx, "apply", "-f", moved); err != nil {
+		t.Fatalf("kubectl apply: %v %s", err, stderr)
+	}
+	w := readWorkflow(t, "fleet-scan.yml")
+	r := newRunner(t)
+	for secret, kc := range map[string]string{"DRVCHECK_KUBECONFIG_EU_1": eu.Kubeconfig, "DRVCHECK_KUBECONFIG_US_1": us.Kubeconfig} {
+		data, err := os.ReadFile(kc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.secrets[secret] = string(data)
+	}
+	r.secrets["DRVCHECK_KUBECONFIG_STAGING_1"] = "apiVersion: v1\nkind: Config\nclusters: [{name: s, cluster: {server: \"https://127.0.0.1:1\"}}]\nusers: [{name: s, user: {token: none}}]\ncontexts: [{name: s, context: {cluster: s, user: s}}]\ncurrent-context: s\n"
+	r.env = maps.Clone(w.Env)
+	r.env["DRVCHECK_REGISTRY"], r.env["DRVCHECK_MATRIX"] = "", "testdata/lab/support-matrix.csv"
+
+	results := r.run(w)
+	log := r.log.String()
+	if results["scan"] != "failure" || results["merge"] != "failure" || !strings.Contains(log, "::error title=drvcheck::a cluster could not be scanned") ||
+		!strings.Contains(log, "https://127.0.0.1:1 unreachable") {
+		t.Fatalf("jobs %v\n%s", results, log)
+	}
+	names := map[string]int{}
+	for _, c := range r.called {
+		if strings.HasPrefix(c.uses, "actions/upload-artifact@") {
+			names[c.with["name"]]++
+		}
+	}
+	for _, want := range []string{"drvcheck-result-eu-1", "drvcheck-result-us-1", "drvcheck-report-eu-1", "drvcheck-report-us-1", "drvcheck-fleet-report"} {
+		if names[want] != 1 {
+			t.Errorf("artifact %s uploaded %d times (%v)", want, names[want], names)
+		}
+	}
+	if names["drvcheck-result-staging-1"] != 0 {
+		t.Errorf("staging-1, never scanned, kept a result")
+	}
+	page, err := os.ReadFile(filepath.Join(r.artifacts, "drvcheck-fleet-report", "report.html"))
+	summary, _ := os.ReadFile(r.summary)
+	skew := "the clusters of fleet env=prod run 2 driver branches: 535+550 (eu-1); 570 (us-1)"
+	inPage := strings.ReplaceAll(skew, "+", "&#43;") // as html/template writes it
+	if err != nil || !strings.Contains(string(page), inPage) || !strings.Contains(string(summary), skew) || !strings.Contains(string(summary), "lab-node-3") {
+		t.Errorf("fleet page: %v\nsummary:\n%s\n%s", err, summary, log)
 	}
 }

@@ -20,6 +20,9 @@ func Audit(w io.Writer, missing []policy.Finding) error {
 	}
 	var b strings.Builder
 	for _, f := range missing {
+		if f.Cluster != "" { // a fleet's audit: "CLUSTER: NODE MISSING TAG"
+			fmt.Fprintf(&b, "%s: ", oneline.Escape(f.Cluster))
+		}
 		fmt.Fprintf(&b, "%s MISSING %s\n", oneline.Escape(f.Node), oneline.Escape(f.Tag))
 	}
 	_, err := io.WriteString(w, b.String())
