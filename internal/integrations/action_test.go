@@ -263,10 +263,11 @@ spec:
 	}
 }
 
-// A pull request that changes only a label of the ClusterPolicy: the step
-// summary starts with drvcheck diff's verdict, restart-only, then draws
-// the rollout as a Mermaid gantt, and the check itself passes.
-func TestActionSummaryStartsWithTheOperatorChange(t *testing.T) {
+// actionOnPullRequest runs the action on a pull request of the workspace:
+// base writes the base branch's files, change the pull request's; it
+// returns the action's outputs, outcome and the step summary.
+func actionOnPullRequest(t *testing.T, base, change func(w string), with map[string]string) (map[string]string, string, string, *ghRunner) {
+	t.Helper()
 	r := newRunner(t)
 	w := r.workspace
 	if err := os.RemoveAll(filepath.Join(w, ".git")); err != nil {
@@ -280,22 +281,7 @@ func TestActionSummaryStartsWithTheOperatorChange(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	copyFile := func(from, to string) {
-		t.Helper()
-		data, err := os.ReadFile(filepath.Join(repo, "testdata", "operator", "change", from))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Join(w, "fleet"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(w, "fleet", to), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	copyFile("base.yaml", "clusterpolicy.yaml")
-	copyFile("nodes.yaml", "nodes.yaml")
-	copyFile("images.csv", "images.csv")
+	base(w)
 	remote := filepath.Join(t.TempDir(), "origin.git")
 	git("init", "-q", "-b", "main")
 	git("add", ".")
@@ -304,17 +290,72 @@ func TestActionSummaryStartsWithTheOperatorChange(t *testing.T) {
 	git("remote", "add", "origin", remote)
 	git("push", "-q", "origin", "main")
 	git("checkout", "-q", "-b", "change")
-	copyFile("labels.yaml", "clusterpolicy.yaml")
-	git("commit", "-q", "-am", "a label")
+	change(w)
+	git("commit", "-q", "-am", "the change")
 	r.env = map[string]string{"GITHUB_BASE_REF": "main"}
-	out, outcome := r.action(map[string]string{"paths": "fleet", "matrix": "fleet/images.csv", "args": "--operator-version v26.7.0", "sarif-file": filepath.Join(t.TempDir(), "d.sarif")})
+	with["sarif-file"] = filepath.Join(t.TempDir(), "d.sarif")
+	out, outcome := r.action(with)
 	summary, err := os.ReadFile(r.summary)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out, outcome, string(summary), r
+}
+
+// copyChange copies testdata/operator/change/from to w/fleet/to.
+func copyChange(t *testing.T, w, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repo, "testdata", "operator", "change", from))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(w, "fleet"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w, "fleet", to), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A pull request that changes only a label of the ClusterPolicy: the step
+// summary starts with drvcheck diff's verdict, restart-only, then draws
+// the rollout as a Mermaid gantt, and the check itself passes.
+func TestActionSummaryStartsWithTheOperatorChange(t *testing.T) {
+	base := func(w string) {
+		copyChange(t, w, "base.yaml", "clusterpolicy.yaml")
+		copyChange(t, w, "nodes.yaml", "nodes.yaml")
+		copyChange(t, w, "images.csv", "images.csv")
+	}
+	change := func(w string) { copyChange(t, w, "labels.yaml", "clusterpolicy.yaml") }
+	out, outcome, summary, r := actionOnPullRequest(t, base, change, map[string]string{"paths": "fleet", "matrix": "fleet/images.csv", "args": "--operator-version v26.7.0"})
 	if outcome != "success" || out["exit-code"] != "0" ||
-		!strings.HasPrefix(string(summary), "<b>Operator change the merge base ") || !strings.Contains(strings.SplitN(string(summary), "\n", 2)[0], "restart-only: nodes are cordoned") ||
-		!strings.Contains(string(summary), "```mermaid\ngantt\n") {
+		!strings.HasPrefix(summary, "<b>Operator change the merge base ") || !strings.Contains(strings.SplitN(summary, "\n", 2)[0], "restart-only: nodes are cordoned") ||
+		!strings.Contains(summary, "```mermaid\ngantt\n") {
+		t.Errorf("outcome %s, outputs %v\nsummary:\n%s\nlog:\n%s", outcome, out, summary, r.log.String())
+	}
+}
+
+// The lab under the GPU Operator (the chart v26.7.0's ClusterPolicy with
+// precompiled 550, what its nodes run), and a pull request that moves it
+// to the 535 branch: the summary draws the lab's rollout as a gantt, a
+// bar per GPU node, and the text beneath says why it halts (no
+// precompiled 535 image for lab-node-0's kernel in the lab's matrix).
+func TestActionSummaryOnTheLabDrawsTheRollout(t *testing.T) {
+	policy := func(w, version string) {
+		data, err := os.ReadFile(filepath.Join(repo, "testdata", "operator", "change", "base.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cp := strings.NewReplacer("usePrecompiled: false", "usePrecompiled: true", `version: "595.91.07"`, `version: "`+version+`"`).Replace(string(data))
+		if err := os.WriteFile(filepath.Join(w, "testdata", "lab", "k8s", "clusterpolicy.yaml"), []byte(cp), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, outcome, summary, r := actionOnPullRequest(t, func(w string) { policy(w, "550") }, func(w string) { policy(w, "535") },
+		map[string]string{"paths": "testdata/lab", "matrix": "testdata/lab/support-matrix.csv", "fail-on": "none"})
+	gantt, _, _ := strings.Cut(summary, "```\n\n")
+	if outcome != "success" || !strings.Contains(summary, "full rollout") || !strings.Contains(gantt, "```mermaid\ngantt\n") ||
+		strings.Count(gantt, "    lab-node-") != 4 || !strings.Contains(summary, "no precompiled driver image nvcr.io/nvidia/driver:535-5.15.0-119-generic-ubuntu22.04") {
 		t.Errorf("outcome %s, outputs %v\nsummary:\n%s\nlog:\n%s", outcome, out, summary, r.log.String())
 	}
 }
