@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/drvcheck/drvcheck/internal/cluster"
-	"github.com/drvcheck/drvcheck/internal/fleet"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/render"
 	"github.com/drvcheck/drvcheck/internal/runner"
@@ -66,16 +65,16 @@ func auditOne(ctx context.Context, o *options, paths []string, read runner.Reade
 // cannot be audited is one error line naming it, the others still listed,
 // and the run exits 2.
 func auditFleet(ctx context.Context, o *options, contexts []string) error {
-	g := o.gather(ctx, contexts, func(ctx context.Context, name string) (fleet.Result, []string, error) {
+	g := gather(ctx, o, contexts, func(ctx context.Context, name string) ([]policy.Finding, []string, error) {
 		fs, err := auditOne(ctx, o, nil, runner.Live(ctx, o.clusterOptionsFor(name), auditKinds...))
 		for i := range fs {
 			fs[i].Cluster = name
 		}
-		return fleet.Result{Findings: fs}, nil, err
+		return fs, nil, err
 	})
 	var fs []policy.Finding
 	for _, r := range g.results {
-		fs = append(fs, r.Findings...)
+		fs = append(fs, r...)
 	}
 	if len(g.results) > 0 { // no "OK" for a fleet of which nothing was read
 		err := audit(o.env, fs)
@@ -83,7 +82,7 @@ func auditFleet(ctx context.Context, o *options, contexts []string) error {
 			return err
 		}
 	}
-	return fmt.Errorf("audit: %d of %d clusters could not be read (%s)", len(g.failed), g.total, strings.Join(g.failed, ", "))
+	return g.unread("audit")
 }
 
 // audit prints one MISSING line per node, sorted by node name, or OK. The

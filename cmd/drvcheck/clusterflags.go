@@ -35,8 +35,8 @@ func (o *options) oneContext() error {
 			return fmt.Errorf("%s: --context %s given twice", o.fs.Name(), n)
 		}
 	}
-	if len(names) > 1 && !slices.Contains([]string{"scan", "report", "audit"}, o.fs.Name()) {
-		return fmt.Errorf("%s: --context given %d times: only scan, audit and report merge read several clusters", o.fs.Name(), len(names))
+	if len(names) > 1 && !slices.Contains([]string{"scan", "report", "audit", "plan"}, o.fs.Name()) {
+		return fmt.Errorf("%s: --context given %d times: only scan, audit, plan --all and report merge read several clusters", o.fs.Name(), len(names))
 	}
 	return nil
 }

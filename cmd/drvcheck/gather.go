@@ -14,14 +14,14 @@ import (
 // holds its cluster's objects in memory.
 const fleetParallel = 4
 
-// readOne is one cluster's result (a scan, or the report it keeps), with
-// what its run would warn of.
-type readOne func(ctx context.Context, name string) (fleet.Result, []string, error)
+// readOne is one cluster's result (a scan, the report it keeps, its
+// audit or its rollout), with what its run would warn of.
+type readOne[T any] func(ctx context.Context, name string) (T, []string, error)
 
 // gathered is what a fleet's reads gave: the results in the order their
 // clusters were named, and the clusters that could not be read.
-type gathered struct {
-	results []fleet.Result
+type gathered[T any] struct {
+	results []T
 	from    []string // where each result came from
 	failed  []string
 	total   int
@@ -29,8 +29,8 @@ type gathered struct {
 
 // gather reads each cluster, at most fleetParallel at once. A cluster
 // that cannot be read is one error line naming it, never a lost run.
-func (o *options) gather(ctx context.Context, names []string, read readOne) gathered {
-	results := make([]fleet.Result, len(names))
+func gather[T any](ctx context.Context, o *options, names []string, read readOne[T]) gathered[T] {
+	results := make([]T, len(names))
 	notes := make([][]string, len(names))
 	errs := make([]error, len(names))
 	sem := make(chan struct{}, fleetParallel)
@@ -43,7 +43,7 @@ func (o *options) gather(ctx context.Context, names []string, read readOne) gath
 		})
 	}
 	wg.Wait()
-	g := gathered{total: len(names)}
+	g := gathered[T]{total: len(names)}
 	warn := o.warn()
 	for i, name := range names { // in the order given, whatever ended first
 		for _, n := range notes[i] {
@@ -62,7 +62,7 @@ func (o *options) gather(ctx context.Context, names []string, read readOne) gath
 // emitGathered merges what was read and prints it as one fleet result;
 // a cluster that could not be read ends the run with exit 2 once the
 // others are reported.
-func (o *options) emitGathered(ctx context.Context, g gathered, groupBy string) error {
+func (o *options) emitGathered(ctx context.Context, g gathered[fleet.Result], groupBy string) error {
 	verb := o.fs.Name()
 	if verb == "report" {
 		verb = "report merge"
@@ -80,6 +80,11 @@ func (o *options) emitGathered(ctx context.Context, g gathered, groupBy string) 
 			return err
 		}
 	}
+	return g.unread(verb)
+}
+
+// unread is the error of a fleet with clusters that could not be read.
+func (g gathered[T]) unread(verb string) error {
 	return fmt.Errorf("%s: %d of %d clusters could not be read (%s)", verb, len(g.failed), g.total, strings.Join(g.failed, ", "))
 }
 

@@ -52,7 +52,7 @@ func reportCmd(o *options) runFunc {
 			if err != nil {
 				return err
 			}
-			read := o.gather(ctx, contexts, o.readKept(t))
+			read := gather(ctx, o, contexts, o.readKept(t))
 			g.results, g.from = append(g.results, read.results...), append(g.from, read.from...)
 			g.failed, g.total = append(g.failed, read.failed...), g.total+read.total
 		}
@@ -61,8 +61,8 @@ func reportCmd(o *options) runFunc {
 }
 
 // readFiles reads every result file, a folder's .json files each.
-func readFiles(args []string) (gathered, error) {
-	var g gathered
+func readFiles(args []string) (gathered[fleet.Result], error) {
+	var g gathered[fleet.Result]
 	for _, a := range args {
 		paths, err := fleet.Files(a)
 		if err != nil {
@@ -114,7 +114,7 @@ func (o *options) keptContexts(all bool) ([]string, error) {
 // readKept reads the report a cluster's run kept in the ConfigMap t. A
 // report older than staleReport is named, with its age: a cluster whose
 // nightly run stopped would otherwise read as its last night's answer.
-func (o *options) readKept(t report.Target) readOne {
+func (o *options) readKept(t report.Target) readOne[fleet.Result] {
 	return func(ctx context.Context, name string) (fleet.Result, []string, error) {
 		ns, cm, _ := strings.Cut(t.Path, "/")
 		c, err := cluster.Connect(o.clusterOptionsFor(name))

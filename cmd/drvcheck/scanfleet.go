@@ -17,7 +17,7 @@ func scanFleet(ctx context.Context, o *options, contexts []string) error {
 	if err := fleetRefusals(o); err != nil {
 		return err
 	}
-	return o.emitGathered(ctx, o.gather(ctx, contexts, o.scanOne), "")
+	return o.emitGathered(ctx, gather(ctx, o, contexts, o.scanOne), "")
 }
 
 // scanOne is one cluster's run, as its -o json would print it, and

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -134,7 +135,7 @@ func TestScanSeveralClusters(t *testing.T) {
 			t.Errorf("%v: exit %d: %s", extra, r.code, r.stderr)
 		}
 	}
-	if r := drv(t, "status", "--context", "eu-1", "--context", "us-1", "--kubeconfig", kc); r.code != exitError || !strings.Contains(r.stderr, "status: --context given 2 times: only scan, audit and report merge read several clusters") {
+	if r := drv(t, "status", "--context", "eu-1", "--context", "us-1", "--kubeconfig", kc); r.code != exitError || !strings.Contains(r.stderr, "status: --context given 2 times: only scan, audit, plan --all and report merge read several clusters") {
 		t.Errorf("status: exit %d: %s", r.code, r.stderr)
 	}
 
@@ -151,6 +152,29 @@ func TestScanSeveralClusters(t *testing.T) {
 		!strings.HasSuffix(audit.stderr, "drvcheck: audit: 1 of 3 clusters could not be read (down)\n") {
 		t.Errorf("audit: exit %d\n%s\n%s", audit.code, audit.stdout, audit.stderr)
 	}
+	// plan --all of the fleet: each cluster's rollout under its name, in
+	// the order given; down is one error line and exit 2.
+	roll := drv(t, "plan", "--all", "--driver", "550.90.07", "--kubeconfig", kc, "--request-timeout", "5s", "--context", "us-1", "--context", "down", "--context", "eu-1", "-o", "json")
+	var plans struct {
+		Rollouts []struct {
+			Cluster, Driver string
+			Nodes           []struct{ Node, Outcome string }
+		}
+	}
+	if err := json.Unmarshal([]byte(roll.stdout), &plans); err != nil || roll.code != exitError || len(plans.Rollouts) != 2 ||
+		plans.Rollouts[0].Cluster != "us-1" || plans.Rollouts[1].Cluster != "eu-1" || len(plans.Rollouts[0].Nodes) != 3 || len(plans.Rollouts[1].Nodes) != 4 ||
+		!strings.HasSuffix(roll.stderr, "drvcheck: plan: 1 of 3 clusters could not be read (down)\n") {
+		t.Errorf("plan --all: exit %d %v\n%s\n%s", roll.code, err, roll.stdout, roll.stderr)
+	}
+	page := drv(t, "plan", "--all", "--driver", "550.90.07", "--kubeconfig", kc, "--context", "us-1", "--context", "eu-1", "-o", "html")
+	if page.code == exitError || !strings.Contains(page.stdout, `<div class="cluster" data-cluster="us-1">`) || !strings.Contains(page.stdout, `<div class="cluster" data-cluster="eu-1">`) ||
+		strings.Contains(page.stdout, `id="verdict"`) {
+		t.Errorf("plan --all -o html: exit %d %s", page.code, page.stderr)
+	}
+	if r := drv(t, "plan", "lab-node-1", "--driver", "550.90.07", "--kubeconfig", kc, "--context", "us-1", "--context", "eu-1"); r.code != exitError || !strings.Contains(r.stderr, "give --all and no PATH") {
+		t.Errorf("plan NODE of two clusters: exit %d %s", r.code, r.stderr)
+	}
+
 	// Nothing read is no OK.
 	if none := drv(t, "audit", "--matrix", filepath.Join("..", "..", "testdata", "lab", "support-matrix.csv"), "--kubeconfig", kc, "--context", "down", "--all-contexts"); none.code != exitError || none.stdout != "" {
 		t.Errorf("audit: exit %d %q", none.code, none.stdout)

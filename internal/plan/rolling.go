@@ -74,7 +74,9 @@ type Scope struct {
 
 // Rolling is the simulated upgrade of the whole fleet.
 type Rolling struct {
-	Driver string        `json:"driver"`
+	// Cluster names the cluster in plan --all over several (--context).
+	Cluster string        `json:"cluster,omitempty"`
+	Driver  string        `json:"driver"`
 	Scopes []Scope       `json:"scopes"`
 	Nodes  []NodeOutcome `json:"nodes"`
 	// Halts is true when some scope stops for good with nodes left.

@@ -54,6 +54,36 @@ func blockers(w io.Writer, indent string, bs []plan.Blocker) {
 	}
 }
 
+// Rollings prints plan --all of several clusters, each naming its
+// cluster: one JSON document ({"rollouts": [...]}), one page, or each
+// cluster's text or Markdown under its name.
+func Rollings(w io.Writer, format string, rs []*plan.Rolling) error {
+	switch format {
+	case "json":
+		return writeJSON(w, struct {
+			Rollouts []*plan.Rolling `json:"rollouts"`
+		}{rs})
+	case "html":
+		return RollingHTML(w, rs...)
+	}
+	for i, r := range rs {
+		head := "cluster %s\n"
+		if format == "markdown" {
+			head = "### Cluster %s\n\n"
+		}
+		if i > 0 {
+			head = "\n" + head
+		}
+		if _, err := fmt.Fprintf(w, head, oneline.Escape(r.Cluster)); err != nil {
+			return err
+		}
+		if err := Rolling(w, format, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Rolling prints the simulated upgrade of the fleet (plan --all): the
 // verdict, each scope's policy and window, then one line per GPU node
 // with the state it reaches, why, and the fix.

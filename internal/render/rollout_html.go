@@ -43,10 +43,17 @@ const (
 	tlTop   = 26
 )
 
+// rolloutView is the page: one timeline per cluster (one without a
+// name for a single cluster's plan).
+type rolloutView struct {
+	Title    string
+	Legend   []struct{ Name, Color string }
+	Clusters []timeline
+}
+
 type timeline struct {
-	Driver, Verdict, Severity string
-	Legend                    []struct{ Name, Color string }
-	Scopes                    []timelineScope
+	Cluster, Driver, Verdict, Severity string
+	Scopes                             []timelineScope
 }
 
 type timelineScope struct {
@@ -66,16 +73,24 @@ type timelineRow struct {
 	X, Y, W, TextY, MarkX                 int
 }
 
-// RollingHTML prints plan --all as a page: per scope, the nodes as bars
-// on a timeline of rounds (the windows of the upgrade library), each
-// coloured by its outcome, with what blocks it marked; the nodes the
-// rollout leaves alone listed under it. Self-contained, with no script.
-func RollingHTML(w io.Writer, r *plan.Rolling) error {
-	tl := timeline{Driver: r.Driver, Verdict: r.Verdict, Severity: r.Severity, Legend: outcomeColors}
-	for _, sc := range r.Scopes {
-		tl.Scopes = append(tl.Scopes, timelineOf(sc, r.Nodes))
+// RollingHTML prints plan --all as a page: per cluster and scope, the
+// nodes as bars on a timeline of rounds (the windows of the upgrade
+// library), each coloured by its outcome, with what blocks it marked;
+// the nodes the rollout leaves alone listed under it. Self-contained,
+// with no script.
+func RollingHTML(w io.Writer, rs ...*plan.Rolling) error {
+	v := rolloutView{Title: "Rolling driver upgrade", Legend: outcomeColors}
+	if len(rs) == 1 && rs[0].Cluster == "" {
+		v.Title += " to " + rs[0].Driver
 	}
-	return rolloutPage().Execute(w, tl)
+	for _, r := range rs {
+		tl := timeline{Cluster: r.Cluster, Driver: r.Driver, Verdict: r.Verdict, Severity: r.Severity}
+		for _, sc := range r.Scopes {
+			tl.Scopes = append(tl.Scopes, timelineOf(sc, r.Nodes))
+		}
+		v.Clusters = append(v.Clusters, tl)
+	}
+	return rolloutPage().Execute(w, v)
 }
 
 func timelineOf(sc plan.Scope, nodes []plan.NodeOutcome) timelineScope {
