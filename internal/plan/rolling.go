@@ -77,8 +77,8 @@ type Rolling struct {
 	// Cluster names the cluster in plan --all over several (--context).
 	Cluster string        `json:"cluster,omitempty"`
 	Driver  string        `json:"driver"`
-	Scopes []Scope       `json:"scopes"`
-	Nodes  []NodeOutcome `json:"nodes"`
+	Scopes  []Scope       `json:"scopes"`
+	Nodes   []NodeOutcome `json:"nodes"`
 	// Halts is true when some scope stops for good with nodes left.
 	Halts bool `json:"halts"`
 	// Verdict is the run's one-line answer, and Severity how bad it is:
