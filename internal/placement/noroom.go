@@ -104,7 +104,7 @@ func (s *Sim) mayHold(f failure) bool { return f.at.freed == s.room.freed }
 // leaves notes that p left node from, freeing room there and, when
 // anti-affinity counts p, in from's domains.
 func (s *Sim) leaves(p *drain.Pod, from string) {
-	if g := groupOf(p); s.cordoned[from] && (g == nil || len(g.rules) == 0) {
+	if g := groupOf(p); s.Cordoned(from) && (g == nil || len(g.rules) == 0) {
 		s.room.freedCordoned++
 		return
 	}

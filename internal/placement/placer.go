@@ -235,7 +235,7 @@ func (s *Sim) search(p *drain.Pod, dry, quiet bool) (node, why string) {
 	start, found := s.cursor[pl], -1
 	try := func(pos int) bool {
 		n := nodes[pos]
-		if (s.cordoned[n.Name] && !tolerates) || s.conflicts(rules, n, g, self) {
+		if (s.Cordoned(n.Name) && !tolerates) || s.conflicts(rules, n, g, self) {
 			return false
 		}
 		if floors != nil && s.skewed(p, n, floors, self) != "" {
@@ -364,5 +364,5 @@ func (s *Sim) isCordoned(r *roomy, i int, n *corev1.Node) bool {
 	if r != nil {
 		return s.cordonSet.Has(int(r.order[i]))
 	}
-	return s.cordoned[n.Name]
+	return s.Cordoned(n.Name)
 }

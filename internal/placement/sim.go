@@ -28,8 +28,8 @@ type Sim struct {
 	health    layered.Map[*drain.Pod, bool]   // healthy, for pods whose health changed
 	gone      layered.Map[*drain.Pod, bool]   // deleted for good (no controller)
 	arrived   layered.Map[string, []*drain.Pod]
-	pending   []*drain.Pod // evicted pods whose replacement found no node
-	cordoned  map[string]bool
+	waiting   waiting // evicted pods whose replacement found no node
+	cordoned  map[string]bool // cordoned nodes the model does not hold; its own are cordonSet
 	cursor    map[*sched.Placement]int
 	room      noRoom
 	failures  layered.Map[noRoomKey, failure]
@@ -70,11 +70,11 @@ func (m *Model) NewSim(f drain.Flags) *Sim {
 func (s *Sim) Clone() *Sim {
 	c := *s
 	c.at, c.health, c.gone, c.arrived, c.budgets = s.at.Clone(), s.health.Clone(), s.gone.Clone(), s.arrived.Clone(), s.budgets.Clone()
-	c.pending = append([]*drain.Pod(nil), s.pending...)
+	c.waiting = s.waiting.clone()
 	c.cordoned, c.cursor, c.delta = maps.Clone(s.cordoned), maps.Clone(s.cursor), s.delta.Clone()
 	c.failures = s.cloneFailures()
 	c.usedDelta = s.usedDelta.clone()
-	c.freed, c.changed, c.cordonSet, c.stamp = slices.Clone(s.freed), slices.Clone(s.changed), slices.Clone(s.cordonSet), s.stamp.Clone()
+	c.freed, c.changed, c.cordonSet, c.stamp = slices.Clone(s.freed), slices.Clone(s.changed), slices.Clone(s.cordonSet), s.stamp.Share()
 	c.filled = nil
 	for k, f := range s.filled {
 		if c.filled == nil {
@@ -99,21 +99,30 @@ func (s *Sim) NodeOf(p *drain.Pod) string {
 // Cordon marks node unschedulable, as kubectl cordon and the first step of
 // every drain do.
 func (s *Sim) Cordon(node string) {
+	if s.Cordoned(node) {
+		return
+	}
+	s.room.cordons++
+	if i, ok := s.m.order[node]; ok {
+		s.cordonSet.Add(i)
+		return
+	}
 	if s.cordoned == nil {
 		s.cordoned = map[string]bool{}
-	}
-	if !s.cordoned[node] {
-		s.room.cordons++
-		if i, ok := s.m.order[node]; ok {
-			s.cordonSet.Add(i)
-		}
 	}
 	s.cordoned[node] = true
 }
 
 // Cordoned says whether the simulation cordoned node and has not
-// uncordoned it.
-func (s *Sim) Cordoned(node string) bool { return s.cordoned[node] }
+// uncordoned it. The model's nodes are a set by their order, which a
+// clone copies at a bit per node: a rollout clones its simulation for
+// every node a budget blocks, with a quarter of the fleet cordoned.
+func (s *Sim) Cordoned(node string) bool {
+	if i, ok := s.m.order[node]; ok {
+		return s.cordonSet.Has(i)
+	}
+	return s.cordoned[node]
+}
 
 // PodsOn lists the pods on node now, by namespace and name.
 func (s *Sim) PodsOn(node string) []*drain.Pod {
@@ -208,7 +217,7 @@ func (s *Sim) replace(p *drain.Pod) drain.Eviction {
 	}
 	e.To, e.Why = s.find(p)
 	if e.To == "" {
-		s.pending = append(s.pending, p)
+		s.waiting.add(s, p)
 		return e
 	}
 	s.move(p, e.To)

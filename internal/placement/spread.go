@@ -100,7 +100,7 @@ func (s *Sim) spreadFloors(p *drain.Pod, pl *sched.Placement, self *corev1.Node)
 			}
 			for _, n := range c.Class.Nodes {
 				v, ok := n.Labels[t.Key]
-				if !ok || domains[v] || t.HonorTaints && !tolerates && s.cordoned[n.Name] {
+				if !ok || domains[v] || t.HonorTaints && !tolerates && s.Cordoned(n.Name) {
 					continue
 				}
 				domains[v] = true

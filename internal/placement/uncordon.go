@@ -26,40 +26,38 @@ import (
 // the order they wait, as the scheduler's queue would.
 func (s *Sim) Uncordon(node string) []drain.Eviction {
 	before := s.room
-	delete(s.cordoned, node)
 	if i, ok := s.m.order[node]; ok {
 		s.cordonSet.Remove(i)
+	} else {
+		delete(s.cordoned, node)
 	}
 	s.room.freed++
 	var landed []drain.Eviction
-	waiting := s.pending
-	s.pending = nil
 	decided := map[int32]waitState{}
-	for _, p := range waiting {
+	s.waiting.visit(func(p *drain.Pod, id int32, spread bool) (bool, bool) {
 		to := ""
-		if spreads(p) {
+		if spread {
 			to, _ = s.search(p, false, true) // who stays Pending is not told why
 		} else {
-			to = s.landWaiting(p, node, before, decided)
+			to = s.landWaiting(p, id, node, before, decided)
 		}
-		if to != "" {
-			s.move(p, to)
-			s.setHealthy(p, true)
-			landed = append(landed, drain.Eviction{Pod: p, To: to})
-		} else {
-			s.pending = append(s.pending, p)
+		if to == "" {
+			return false, !spread && decided[id] == stays
 		}
-	}
+		s.move(p, to)
+		s.setHealthy(p, true)
+		landed = append(landed, drain.Eviction{Pod: p, To: to})
+		return true, false
+	})
 	return landed
 }
 
-// landWaiting is where a waiting pod without spread constraints lands
-// after the uncordon of node ("" nowhere), decided per search key.
-func (s *Sim) landWaiting(p *drain.Pod, node string, before noRoom, decided map[int32]waitState) string {
-	id, key := s.m.searchKeyOf(s.fleet, p)
+// landWaiting is where a waiting pod without spread constraints, of search
+// key id, lands after the uncordon of node ("" nowhere), decided per key.
+func (s *Sim) landWaiting(p *drain.Pod, id int32, node string, before noRoom, decided map[int32]waitState) string {
 	st, seen := decided[id]
 	if !seen {
-		st = s.waitState(key, before)
+		st = s.waitState(s.m.keyList[id], before)
 	}
 	to := ""
 	switch st {

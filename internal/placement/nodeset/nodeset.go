@@ -114,14 +114,21 @@ func (m *Members) Next() (int, bool) {
 // allocated as nodes change: check drains each node a budget blocks in a
 // Sim of its own, which changes a few nodes, and a whole slice per Sim
 // was 170 MB on a fleet of 5,000 nodes.
-type Stamps [][]uint64
+type Stamps struct {
+	pages [][]uint64
+	// owned are the pages this side may write: a page Share left to both
+	// sides is copied before either writes to it, so that a clone costs
+	// a pointer per page, not the pages (a rollout clones its simulation
+	// for every node a budget blocks).
+	owned []bool
+}
 
 const stampPage = 64
 
 // At is node i's stamp; 0 when it never changed.
 func (st Stamps) At(i int) uint64 {
-	if p := i / stampPage; p < len(st) && st[p] != nil {
-		return st[p][i%stampPage]
+	if p := i / stampPage; p < len(st.pages) && st.pages[p] != nil {
+		return st.pages[p][i%stampPage]
 	}
 	return 0
 }
@@ -129,20 +136,23 @@ func (st Stamps) At(i int) uint64 {
 // Set gives node i the stamp v.
 func (st *Stamps) Set(i int, v uint64) {
 	p := i / stampPage
-	if p >= len(*st) {
-		*st = append(*st, make([][]uint64, p+1-len(*st))...)
+	if p >= len(st.pages) {
+		st.pages = append(st.pages, make([][]uint64, p+1-len(st.pages))...)
+		st.owned = append(st.owned, make([]bool, p+1-len(st.owned))...)
 	}
-	if (*st)[p] == nil {
-		(*st)[p] = make([]uint64, stampPage)
+	switch {
+	case st.pages[p] == nil:
+		st.pages[p] = make([]uint64, stampPage)
+	case !st.owned[p]:
+		st.pages[p] = slices.Clone(st.pages[p])
 	}
-	(*st)[p][i%stampPage] = v
+	st.owned[p] = true
+	st.pages[p][i%stampPage] = v
 }
 
-// Clone copies the stamps.
-func (st Stamps) Clone() Stamps {
-	out := make(Stamps, len(st))
-	for i, page := range st {
-		out[i] = slices.Clone(page)
-	}
-	return out
+// Share returns stamps equal to st that share its pages until either
+// side writes to one.
+func (st *Stamps) Share() Stamps {
+	clear(st.owned)
+	return Stamps{pages: slices.Clone(st.pages), owned: make([]bool, len(st.pages))}
 }

@@ -2,20 +2,24 @@ package nodeset
 
 import "testing"
 
-// A clone's stamps are its own, and a node never stamped reads 0 however
-// far its page is from the pages allocated.
-func TestStampsCloneApart(t *testing.T) {
+// Shared stamps are each side's own once written, whichever side writes
+// first, and a node never stamped reads 0 however far its page is from
+// the pages allocated.
+func TestStampsShareApart(t *testing.T) {
 	var a Stamps
 	a.Set(3, 7)
 	a.Set(200, 9)
-	b := a.Clone()
+	b := a.Share()
 	b.Set(3, 8)
 	b.Set(4999, 1)
+	a.Set(201, 5) // a's page 3, shared with b, is copied before a writes
+	c := b.Share()
+	c.Set(3, 6)
 	for _, c := range []struct {
 		st   Stamps
 		i    int
 		want uint64
-	}{{a, 3, 7}, {a, 200, 9}, {a, 4999, 0}, {a, 64, 0}, {b, 3, 8}, {b, 200, 9}, {b, 4999, 1}, {b, 100000, 0}} {
+	}{{a, 3, 7}, {a, 200, 9}, {a, 201, 5}, {a, 4999, 0}, {a, 64, 0}, {b, 3, 8}, {b, 200, 9}, {b, 201, 0}, {b, 4999, 1}, {b, 100000, 0}, {c, 3, 6}, {c, 4999, 1}, {c, 201, 0}} {
 		if got := c.st.At(c.i); got != c.want {
 			t.Errorf("At(%d) = %d, want %d", c.i, got, c.want)
 		}

@@ -1,0 +1,145 @@
+package placement
+
+import (
+	"container/heap"
+	"slices"
+
+	"github.com/drvcheck/drvcheck/internal/drain"
+)
+
+// waiting are the evicted pods whose replacement found no node, in the
+// order they began to wait (the scheduler's queue), kept per search key:
+// an uncordon decides a key at its first pod, and once a pod of the key
+// finds no node the key's later pods find none either (Uncordon). A
+// rollout uncordons every node it upgrades while a full fleet's thousands
+// of replacements wait; walking every waiting pod on each uncordon grew
+// with the square of the fleet. Pods with spread constraints, searched on
+// every uncordon, wait in a list of their own.
+type waiting struct {
+	next   int64
+	spread []waiter
+	keyed  map[int32][]waiter
+}
+
+// waiter is a waiting pod and its place in the queue.
+type waiter struct {
+	pod *drain.Pod
+	n   int64
+}
+
+// add puts p at the end of the queue.
+func (w *waiting) add(s *Sim, p *drain.Pod) {
+	x := waiter{p, w.next}
+	w.next++
+	if spreads(p) {
+		w.spread = append(w.spread, x)
+		return
+	}
+	id, _ := s.m.searchKeyOf(s.fleet, p)
+	if w.keyed == nil {
+		w.keyed = map[int32][]waiter{}
+	}
+	w.keyed[id] = append(w.keyed[id], x)
+}
+
+// clone shares the lists with w, each clipped so that neither side's
+// append writes into the other's; a list is replaced, never changed in
+// place.
+func (w *waiting) clone() waiting {
+	c := waiting{next: w.next, spread: slices.Clip(w.spread)}
+	w.spread = c.spread
+	if len(w.keyed) > 0 {
+		c.keyed = make(map[int32][]waiter, len(w.keyed))
+		for id, q := range w.keyed {
+			q = slices.Clip(q)
+			w.keyed[id], c.keyed[id] = q, q
+		}
+	}
+	return c
+}
+
+// visit offers the waiting pods to try in queue order, across the keys
+// and the spread list: try says whether the pod landed, and whether its
+// key's later pods are to be left waiting (their key stays). A pod that
+// landed leaves the queue.
+func (w *waiting) visit(try func(p *drain.Pod, id int32, spread bool) (landed, stays bool)) {
+	h := &heads{w: w}
+	if len(w.spread) > 0 {
+		h.items = append(h.items, head{id: spreadList})
+	}
+	for id := range w.keyed {
+		h.items = append(h.items, head{id: id})
+	}
+	heap.Init(h)
+	left := map[int32][]waiter{}
+	for h.Len() > 0 {
+		top := &h.items[0]
+		q := w.list(top.id)
+		x := q[top.at]
+		landed, stays := try(x.pod, top.id, top.id == spreadList)
+		if landed {
+			if _, ok := left[top.id]; !ok {
+				left[top.id] = slices.Clone(q[:top.at])
+			}
+		} else if kept, ok := left[top.id]; ok {
+			left[top.id] = append(kept, x)
+		}
+		top.at++
+		if stays || top.at == len(q) {
+			if kept, ok := left[top.id]; ok {
+				left[top.id] = append(kept, q[top.at:]...)
+			}
+			heap.Pop(h)
+			continue
+		}
+		heap.Fix(h, 0)
+	}
+	for id, q := range left {
+		w.set(id, q)
+	}
+}
+
+// spreadList is the spread list's id among the keys' in visit.
+const spreadList = -1
+
+func (w *waiting) list(id int32) []waiter {
+	if id == spreadList {
+		return w.spread
+	}
+	return w.keyed[id]
+}
+
+func (w *waiting) set(id int32, q []waiter) {
+	switch {
+	case id == spreadList:
+		w.spread = q
+	case len(q) == 0:
+		delete(w.keyed, id)
+	default:
+		w.keyed[id] = q
+	}
+}
+
+// heads is a heap of each list's next pod, the one that waits longest
+// first.
+type heads struct {
+	w     *waiting
+	items []head
+}
+
+type head struct {
+	id int32
+	at int
+}
+
+func (h *heads) Len() int { return len(h.items) }
+func (h *heads) Less(i, j int) bool {
+	return h.w.list(h.items[i].id)[h.items[i].at].n < h.w.list(h.items[j].id)[h.items[j].at].n
+}
+func (h *heads) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *heads) Push(x any)    { h.items = append(h.items, x.(head)) }
+func (h *heads) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return x
+}
