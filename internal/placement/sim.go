@@ -28,7 +28,7 @@ type Sim struct {
 	health    layered.Map[*drain.Pod, bool]   // healthy, for pods whose health changed
 	gone      layered.Map[*drain.Pod, bool]   // deleted for good (no controller)
 	arrived   layered.Map[string, []*drain.Pod]
-	waiting   waiting // evicted pods whose replacement found no node
+	waiting   waiting         // evicted pods whose replacement found no node
 	cordoned  map[string]bool // cordoned nodes the model does not hold; its own are cordonSet
 	cursor    map[*sched.Placement]int
 	room      noRoom
