@@ -297,9 +297,9 @@ func (s *Sim) count(k countKey) int { return s.m.counts.At(k) + s.delta.At(k) }
 // NodeUnschedulable; TaintToleration and NodeAffinity (pl.Reasons);
 // NodeResourcesFit; PodTopologySpread; InterPodAffinity.
 func (s *Sim) whyNot(p *drain.Pod, pl *sched.Placement, nodes []*corev1.Node, tolerates bool, rules []rule) string {
-	reasons := map[string]int{}
+	var reasons tally
 	for r, n := range pl.Reasons {
-		reasons[r] += n
+		reasons.add(r, n)
 	}
 	// With the index, a node no pod moved on or off has the reason it had
 	// as read, and the cordons are a bitset: no map is read per node.
@@ -307,26 +307,44 @@ func (s *Sim) whyNot(p *drain.Pod, pl *sched.Placement, nodes []*corev1.Node, to
 	floors := s.spreadFloors(p, pl, nil)
 	for i, n := range nodes {
 		if !tolerates && s.isCordoned(r, i, n) {
-			reasons[sched.ReasonUnschedulable]++
+			reasons.add(sched.ReasonUnschedulable, 1)
 			continue
 		}
 		if why := s.unfit(p, n, r, i); why != "" {
-			reasons[why]++
+			reasons.add(why, 1)
 			continue
 		}
 		switch {
 		case floors != nil && s.skewed(p, n, floors, nil) != "":
-			reasons[s.skewed(p, n, floors, nil)]++
+			reasons.add(s.skewed(p, n, floors, nil), 1)
 		case s.conflicts(rules, n, nil, nil):
-			reasons[ReasonAntiAffinity]++
+			reasons.add(ReasonAntiAffinity, 1)
 		}
 	}
-	parts := make([]string, 0, len(reasons))
-	for r, n := range reasons {
-		parts = append(parts, fmt.Sprintf("%d %s", n, r))
+	parts := make([]string, len(reasons.names))
+	for i, r := range reasons.names {
+		parts[i] = fmt.Sprintf("%d %s", reasons.counts[i], r)
 	}
 	sort.Strings(parts)
 	return fmt.Sprintf("0/%d nodes are available: %s.", pl.Total, strings.Join(parts, ", "))
+}
+
+// tally counts nodes per reason. A search words a reason over every
+// eligible node, with a handful of reasons among them: a list beats a
+// map's hashing of each node's reason.
+type tally struct {
+	names  []string
+	counts []int
+}
+
+func (t *tally) add(reason string, n int) {
+	for i, r := range t.names {
+		if r == reason {
+			t.counts[i] += n
+			return
+		}
+	}
+	t.names, t.counts = append(t.names, reason), append(t.counts, n)
 }
 
 // unfit is why n, at position i of r's nodes, has no room for p now (""

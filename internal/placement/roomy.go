@@ -156,13 +156,16 @@ func (s *Sim) candidates(r *roomy, nodes []*corev1.Node, start int, tolerates bo
 	// cordoned.
 	// Only the placement's nodes: a member it lacks would cost a vain
 	// bisection in every search.
-	freed := s.freed.Within(r.eligible).Without(r.set)
-	if !tolerates {
-		freed = freed.Without(s.cordonSet)
+	var freed nodeset.Set
+	if tolerates {
+		freed = s.freed.Into(s.scratch, r.eligible, r.set)
+	} else {
+		freed = s.freed.Into(s.scratch, r.eligible, r.set, s.cordonSet)
 	}
 	if self != nil { // the node a dry run's pod leaves has its room too
-		freed.Add(s.m.order[self.Name]) // freed is the copy without made
+		freed.Add(s.m.order[self.Name])
 	}
+	s.scratch = freed
 	n := len(nodes)
 	dist := func(pos int) int { return (pos - start + n) % n }
 	more := freed.Members(int(r.order[start]), r.order)

@@ -40,6 +40,7 @@ type Sim struct {
 	changed   nodeset.Set            // the nodes usedDelta takes more or less of
 	cordonSet nodeset.Set            // the nodes cordoned, in the same numbering
 	filled    map[fitKey]nodeset.Set // nodes found full, per request (roomy.go)
+	scratch   nodeset.Set            // candidates' set of nodes freed, reused; a clone's own
 	// stamp is, by the model's order, the number of the last change of
 	// what a node's pods take, unique across the model's Sims (unfit).
 	stamp   nodeset.Stamps
@@ -75,7 +76,7 @@ func (s *Sim) Clone() *Sim {
 	c.failures = s.cloneFailures()
 	c.usedDelta = s.usedDelta.clone()
 	c.freed, c.changed, c.cordonSet, c.stamp = slices.Clone(s.freed), slices.Clone(s.changed), slices.Clone(s.cordonSet), s.stamp.Share()
-	c.filled = nil
+	c.filled, c.scratch = nil, nil
 	for k, f := range s.filled {
 		if c.filled == nil {
 			c.filled = map[fitKey]nodeset.Set{}

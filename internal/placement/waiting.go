@@ -42,17 +42,15 @@ func (w *waiting) add(s *Sim, p *drain.Pod) {
 	w.keyed[id] = append(w.keyed[id], x)
 }
 
-// clone shares the lists with w, each clipped so that neither side's
-// append writes into the other's; a list is replaced, never changed in
-// place.
+// clone shares the lists with w. The clone's are clipped, so that its
+// appends copy; w's appends write past what the clone sees. A list is
+// replaced, never changed in place.
 func (w *waiting) clone() waiting {
 	c := waiting{next: w.next, spread: slices.Clip(w.spread)}
-	w.spread = c.spread
 	if len(w.keyed) > 0 {
 		c.keyed = make(map[int32][]waiter, len(w.keyed))
 		for id, q := range w.keyed {
-			q = slices.Clip(q)
-			w.keyed[id], c.keyed[id] = q, q
+			c.keyed[id] = slices.Clip(q)
 		}
 	}
 	return c
@@ -61,7 +59,8 @@ func (w *waiting) clone() waiting {
 // visit offers the waiting pods to try in queue order, across the keys
 // and the spread list: try says whether the pod landed, and whether its
 // key's later pods are to be left waiting (their key stays). A pod that
-// landed leaves the queue.
+// landed leaves the queue: the ones at a list's head are sliced off, the
+// list is copied only when a pod behind one that stays lands.
 func (w *waiting) visit(try func(p *drain.Pod, id int32, spread bool) (landed, stays bool)) {
 	h := &heads{w: w}
 	if len(w.spread) > 0 {
@@ -71,30 +70,44 @@ func (w *waiting) visit(try func(p *drain.Pod, id int32, spread bool) (landed, s
 		h.items = append(h.items, head{id: id})
 	}
 	heap.Init(h)
-	left := map[int32][]waiter{}
+	type change struct {
+		landed int      // the pods at the head that landed
+		left   []waiter // once a pod behind one that stays landed: those that stay
+	}
+	changed := map[int32]*change{}
 	for h.Len() > 0 {
 		top := &h.items[0]
 		q := w.list(top.id)
 		x := q[top.at]
 		landed, stays := try(x.pod, top.id, top.id == spreadList)
-		if landed {
-			if _, ok := left[top.id]; !ok {
-				left[top.id] = slices.Clone(q[:top.at])
-			}
-		} else if kept, ok := left[top.id]; ok {
-			left[top.id] = append(kept, x)
+		c := changed[top.id]
+		switch {
+		case landed && c == nil && top.at == 0:
+			changed[top.id] = &change{landed: 1}
+		case landed && c != nil && c.left == nil && top.at == c.landed:
+			c.landed++
+		case landed && c == nil:
+			changed[top.id] = &change{left: slices.Clone(q[:top.at])}
+		case landed && c.left == nil:
+			c.left = slices.Clone(q[c.landed:top.at])
+		case !landed && c != nil && c.left != nil:
+			c.left = append(c.left, x)
 		}
 		top.at++
 		if stays || top.at == len(q) {
-			if kept, ok := left[top.id]; ok {
-				left[top.id] = append(kept, q[top.at:]...)
+			if c := changed[top.id]; c != nil && c.left != nil {
+				c.left = append(c.left, q[top.at:]...)
 			}
 			heap.Pop(h)
 			continue
 		}
 		heap.Fix(h, 0)
 	}
-	for id, q := range left {
+	for id, c := range changed {
+		q := c.left
+		if q == nil {
+			q = w.list(id)[c.landed:]
+		}
 		w.set(id, q)
 	}
 }

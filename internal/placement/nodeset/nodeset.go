@@ -43,22 +43,20 @@ func (f Set) Remove(i int) {
 	}
 }
 
-// Within is f's members that are in g, in a new set.
-func (f Set) Within(g Set) Set {
-	out := slices.Clone(f[:min(len(f), len(g))])
-	for i := range out {
-		out[i] &= g[i]
+// Into is f's members that are in within and in none of without, written
+// over dst's memory: a search takes a set of the nodes with room freed,
+// and a new one each time was a fifth of a rollout's allocations.
+func (f Set) Into(dst, within Set, without ...Set) Set {
+	dst = append(dst[:0], f[:min(len(f), len(within))]...)
+	for i := range dst {
+		dst[i] &= within[i]
 	}
-	return out
-}
-
-// Without is f less the members of g, in a new set.
-func (f Set) Without(g Set) Set {
-	out := slices.Clone(f)
-	for i := range min(len(out), len(g)) {
-		out[i] &^= g[i]
+	for _, g := range without {
+		for i := range min(len(dst), len(g)) {
+			dst[i] &^= g[i]
+		}
 	}
-	return out
+	return dst
 }
 
 // Members walks the set's members that are in global (a placement's

@@ -25,3 +25,27 @@ func TestStampsShareApart(t *testing.T) {
 		}
 	}
 }
+
+// Into keeps f's members in within and in none of without, over dst's
+// memory, whatever dst held.
+func TestInto(t *testing.T) {
+	var f, within, a, b Set
+	for _, i := range []int{1, 2, 3, 70, 130} {
+		f.Add(i)
+	}
+	for _, i := range []int{1, 2, 3, 70} {
+		within.Add(i)
+	}
+	a.Add(2)
+	b.Add(70)
+	dst := Set{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
+	got := f.Into(dst, within, a, b)
+	for i := range 200 {
+		if want := i == 1 || i == 3; got.Has(i) != want {
+			t.Errorf("Has(%d) = %v", i, got.Has(i))
+		}
+	}
+	if &got[0] != &dst[0] {
+		t.Errorf("Into did not reuse dst")
+	}
+}
