@@ -89,6 +89,11 @@ func (o *options) bind(structs ...any) {
 func (o *options) addReportFlag() {
 	o.bind(&o.Reports)
 	o.refuse(func() error {
+		if o.ClusterName != "" {
+			if err := fleet.CheckName(o.ClusterName); err != nil {
+				return fmt.Errorf("--cluster-name: %w", err)
+			}
+		}
 		_, err := fleet.ParseLabels(o.ClusterLabels)
 		return err
 	})

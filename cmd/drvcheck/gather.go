@@ -50,7 +50,7 @@ func gather[T any](ctx context.Context, o *options, names []string, read readOne
 			warn(n)
 		}
 		if errs[i] != nil {
-			fmt.Fprintf(o.stderr, "drvcheck: cluster %s: %s\n", name, outLine(errs[i].Error()))
+			fmt.Fprintf(o.stderr, "drvcheck: %s\n", outLine("cluster "+name+": "+errs[i].Error()))
 			g.failed = append(g.failed, name)
 			continue
 		}
@@ -67,25 +67,32 @@ func (o *options) emitGathered(ctx context.Context, g gathered[fleet.Result], gr
 	if verb == "report" {
 		verb = "report merge"
 	}
-	if len(g.results) > 0 {
-		merged, err := fleet.Merge(g.from, g.results)
-		if err == nil {
-			err = merged.GroupBy(groupBy)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", verb, err)
-		}
-		err = o.emitFleet(ctx, merged, len(g.failed) > 0)
-		if err != nil && !errors.Is(err, errFindings) || len(g.failed) == 0 {
-			return err
-		}
+	if len(g.results) == 0 {
+		return g.unread(verb)
 	}
-	return g.unread(verb)
+	merged, err := fleet.Merge(g.from, g.results)
+	if err == nil {
+		err = merged.GroupBy(groupBy)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", verb, err)
+	}
+	merged.Unread = append(merged.Unread, g.failed...)
+	err = o.emitFleet(ctx, merged)
+	switch {
+	case err != nil && !errors.Is(err, errFindings):
+		return err
+	case len(g.failed) > 0:
+		return g.unread(verb)
+	case len(merged.Unread) > 0: // a partial fleet result, merged again
+		return fmt.Errorf("%s: the fleet lacks %d cluster(s) its results could not read (%s)", verb, len(merged.Unread), outLine(strings.Join(merged.Unread, ", ")))
+	}
+	return err
 }
 
 // unread is the error of a fleet with clusters that could not be read.
 func (g gathered[T]) unread(verb string) error {
-	return fmt.Errorf("%s: %d of %d clusters could not be read (%s)", verb, len(g.failed), g.total, strings.Join(g.failed, ", "))
+	return fmt.Errorf("%s: %d of %d clusters could not be read (%s)", verb, len(g.failed), g.total, outLine(strings.Join(g.failed, ", ")))
 }
 
 // fleetRefusals are the sinks and comparisons that name one cluster.
@@ -105,9 +112,11 @@ func fleetRefusals(o *options) error {
 		return fmt.Errorf("%s: --pushgateway pushes one cluster's metrics: push from each cluster's own run", verb)
 	case o.Baseline != "":
 		return fmt.Errorf("%s: --baseline compares one cluster's findings: compare each cluster's own run", verb)
-	case o.ClusterName != "":
+	// A config file's cluster-name and cluster-label are the check's of
+	// its own cluster: a fleet's command names each cluster otherwise.
+	case o.fs.Changed("cluster-name"):
 		return fmt.Errorf("%s: --cluster-name names one cluster: in a fleet each is named by its context or its result", verb)
-	case len(o.ClusterLabels) > 0:
+	case o.fs.Changed("cluster-label"):
 		return fmt.Errorf("%s: --cluster-label labels one cluster: give it to each cluster's own run", verb)
 	}
 	return nil

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/drvcheck/drvcheck/internal/cluster"
 	"github.com/drvcheck/drvcheck/internal/config"
@@ -32,6 +35,12 @@ func reportCmd(o *options) runFunc {
 	groupBy := o.fs.String("group-by", "", "judge skew (DRV050) within each group of clusters that share the value of this label (--cluster-label of their runs), e.g. env")
 	all := o.addAllContexts("read the report ConfigMap (configmap=NS/NAME) from the cluster of every context of the kubeconfig")
 	o.refuse(func() error { return fleetRefusals(o) })
+	o.refuse(func() error {
+		if o.fs.Changed("group-by") && len(validation.IsQualifiedName(*groupBy)) > 0 {
+			return fmt.Errorf("report merge: --group-by %q: want a label key, e.g. env", *groupBy)
+		}
+		return nil
+	})
 	return func(ctx context.Context, o *options, args []string) error {
 		if args[0] != "merge" || len(args) < 2 {
 			return errors.New("report: " + reportWhy)
@@ -89,8 +98,11 @@ func mergeSources(args []string) (files []string, kept []report.Target, err erro
 			continue
 		}
 		ts, err := report.Parse([]string{a})
-		if err != nil {
-			return nil, nil, fmt.Errorf("report merge: %w", err)
+		if err != nil || ts[0].Path == "" {
+			return nil, nil, fmt.Errorf("report merge: %q: want configmap=NAMESPACE/NAME, e.g. configmap=drvcheck/drvcheck-report", a)
+		}
+		if slices.Contains(kept, ts[0]) {
+			return nil, nil, fmt.Errorf("report merge: %s given twice", a)
 		}
 		kept = append(kept, ts[0])
 	}
@@ -107,6 +119,9 @@ func (o *options) keptContexts(all bool) ([]string, error) {
 	current, err := cluster.CurrentContext(o.clusterOptions())
 	if err != nil {
 		return nil, fmt.Errorf("report merge: %w", err)
+	}
+	if current == "" {
+		return nil, errors.New("report merge: the kubeconfig has no current context: say which clusters' reports to read with --context or --all-contexts")
 	}
 	return []string{current}, nil
 }
@@ -130,6 +145,9 @@ func (o *options) readKept(t report.Target) readOne[fleet.Result] {
 			return fleet.Result{}, nil, err
 		}
 		var notes []string
+		if finished.After(o.start.Add(time.Hour)) {
+			notes = append(notes, fmt.Sprintf("cluster %s: its report in ConfigMap %s says it finished at %s, ahead of this machine's clock", name, t.Path, finished.UTC().Format(time.RFC3339)))
+		}
 		if age := o.start.Sub(finished); age > staleReport {
 			notes = append(notes, fmt.Sprintf("cluster %s: its report in ConfigMap %s is from %s, %d days old: has its scheduled run stopped?",
 				name, t.Path, finished.UTC().Format(time.RFC3339), int(age.Hours()/24)))
@@ -140,9 +158,11 @@ func (o *options) readKept(t report.Target) readOne[fleet.Result] {
 
 // emitFleet judges a fleet's merged result by the rules that read
 // input.clusters, prints it in --output and delivers it to the --report
-// files. A fleet with a cluster that could not be read (partial) says so
-// in the metrics' exit code; the caller ends the run with exit 2.
-func (o *options) emitFleet(ctx context.Context, merged fleet.Result, partial bool) error {
+// files. A fleet with a cluster that could not be read (merged.Unread)
+// says so in every format that can, and in the metrics' exit code; the
+// caller ends the run with exit 2.
+func (o *options) emitFleet(ctx context.Context, merged fleet.Result) error {
+	partial := len(merged.Unread) > 0
 	engine, err := policy.New(ctx, o.runnerConfig(nil).PolicyOptions())
 	if err != nil {
 		return err
@@ -162,7 +182,7 @@ func (o *options) emitFleet(ctx context.Context, merged fleet.Result, partial bo
 		code = exitFindings
 	}
 	rep := render.Report{Findings: merged.Findings, Summary: merged.Summary, Rules: engine.Rules(), Suppressed: merged.Suppressed,
-		Clusters: merged.Clusters, Run: render.Run{ExitCode: code, Finished: time.Now(), Duration: time.Since(o.start)}}
+		Clusters: merged.Clusters, Unread: merged.Unread, Run: render.Run{ExitCode: code, Finished: time.Now(), Duration: time.Since(o.start)}}
 	if err := o.deliver(ctx, rep); err != nil {
 		return err
 	}

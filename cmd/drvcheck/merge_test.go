@@ -202,3 +202,133 @@ func TestReportMergeReadsAFolder(t *testing.T) {
 		t.Errorf("exit %d %s\n%s", byFolder.code, byFolder.stderr, byFolder.stdout)
 	}
 }
+
+// editedResult writes a copy of eu-1's result with edit applied to its
+// decoded JSON, and returns its path.
+func editedResult(t *testing.T, dir, name string, edit func(map[string]any)) string {
+	t.Helper()
+	data, err := os.ReadFile(fleetFiles()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	edit(doc)
+	out, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	writeFile(t, path, string(out))
+	return path
+}
+
+// What a hostile user tried on the first version (a helper's attack):
+// a result no run writes is refused naming its file, a summary is counted
+// anew from the findings, lists written null are lists, and what a folder
+// holds is every .json entry in it, links included.
+func TestReportMergeTrustsNoResult(t *testing.T) {
+	dir := t.TempDir()
+	cluster := func(doc map[string]any) map[string]any { return doc["cluster"].(map[string]any) }
+	for _, c := range []struct {
+		name string
+		edit func(map[string]any)
+		want string
+	}{
+		{"negative.json", func(d map[string]any) { d["summary"].(map[string]any)["gpu_nodes"] = -5 }, "a summary count of -5"},
+		{"escape.json", func(d map[string]any) { cluster(d)["name"] = "eu\x1b[31m-1" }, `cluster name "eu\x1b[31m-1"`},
+		{"both.json", func(d map[string]any) { d["clusters"] = []any{cluster(d)} }, "both cluster and clusters"},
+		{"other.json", func(d map[string]any) {
+			d["findings"].([]any)[0].(map[string]any)["cluster"] = "us-1"
+		}, `a finding of cluster "us-1" in the result of cluster "eu-1"`},
+		{"label.json", func(d map[string]any) { cluster(d)["labels"] = map[string]any{"env": "pro\nd"} }, "is not a Kubernetes label"},
+	} {
+		path := editedResult(t, dir, c.name, c.edit)
+		r := drv(t, "report", "merge", path)
+		if r.code != exitError || !strings.Contains(r.stderr, path+": ") || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%s: exit %d %q, want %q", c.name, r.code, r.stderr, c.want)
+		}
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// A summary that says 0 errors: the footer counts the findings.
+	liar := editedResult(t, dir, "liar.json", func(d map[string]any) {
+		d["summary"].(map[string]any)["errors"], d["summary"].(map[string]any)["warnings"] = 0, 0
+		cluster(d)["driver_branches"], cluster(d)["stacks"] = nil, nil // null lists are lists
+	})
+	r := drv(t, "report", "merge", liar, fleetFiles()[1], "-o", "json")
+	m := decodeMerged(t, r.stdout)
+	errs := 0
+	for _, f := range m.Findings {
+		if f.Severity == "error" {
+			errs++
+		}
+	}
+	if r.code != exitFindings || m.Summary.Errors != errs || errs == 0 {
+		t.Errorf("exit %d, summary %d errors, findings %d: %s", r.code, m.Summary.Errors, errs, r.stderr)
+	}
+
+	// A folder: a link to a result and an upper-case .JSON are results;
+	// a folder reached through a link is walked.
+	folder := filepath.Join(dir, "results")
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(fleetFiles()[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(fleetFiles()[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(folder, "US-1.JSON"), string(data))
+	if err := os.Symlink(abs, filepath.Join(folder, "ap-1.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(folder, filepath.Join(dir, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	for _, arg := range []string{folder, filepath.Join(dir, "linked")} {
+		r := drv(t, "report", "merge", arg, "-o", "json")
+		if got := decodeMerged(t, r.stdout); len(got.Clusters) != 2 {
+			t.Errorf("%s: exit %d, %d clusters: %s", arg, r.code, len(got.Clusters), r.stderr)
+		}
+	}
+	// A dangling link in a folder is an error naming it, not a cluster
+	// dropped.
+	if err := os.Symlink(filepath.Join(dir, "gone.json"), filepath.Join(folder, "gone.json")); err != nil {
+		t.Fatal(err)
+	}
+	if r := drv(t, "report", "merge", folder); r.code != exitError || !strings.Contains(r.stderr, "gone.json") {
+		t.Errorf("dangling link: exit %d %s", r.code, r.stderr)
+	}
+}
+
+// A fleet result that lacks a cluster says so, and stays partial when it
+// is merged again: exit 2, and the metrics say the run could not judge.
+func TestReportMergeKeepsUnreadClusters(t *testing.T) {
+	dir := t.TempDir()
+	partial := filepath.Join(dir, "partial.json")
+	r := drv(t, "report", "merge", fleetFiles()[0], "-o", "json")
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["unread_clusters"] = []string{"down-1"}
+	data, _ := json.Marshal(doc)
+	writeFile(t, partial, string(data))
+	again := drv(t, "report", "merge", partial, fleetFiles()[1], "-o", "prometheus")
+	if again.code != exitError || !strings.Contains(again.stdout, "drvcheck_scan_success 0\n") ||
+		!strings.Contains(again.stderr, "report merge: the fleet lacks 1 cluster(s) its results could not read (down-1)") {
+		t.Errorf("exit %d\n%s\n%s", again.code, again.stdout, again.stderr)
+	}
+	text := drv(t, "report", "merge", partial)
+	if !strings.Contains(text.stdout, "; 1 cluster(s) could not be read: down-1\n") {
+		t.Errorf("text: %s", text.stdout)
+	}
+}

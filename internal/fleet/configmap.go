@@ -16,8 +16,12 @@ func FromReport(data map[string]string, where, name string) (Result, time.Time, 
 	if err != nil {
 		return Result{}, time.Time{}, fmt.Errorf("%s: not a drvcheck report ConfigMap: finished %q is not a time", where, data["finished"])
 	}
-	if data["exit-code"] == "2" {
+	switch data["exit-code"] {
+	case "0", "1":
+	case "2":
 		return Result{}, finished, fmt.Errorf("%s: the run of %s could not scan: %s", where, data["finished"], firstLine(data["error"]))
+	default:
+		return Result{}, finished, fmt.Errorf("%s: not a drvcheck report ConfigMap: exit-code %q", where, data["exit-code"])
 	}
 	report, ok := data["report.json"]
 	if !ok {

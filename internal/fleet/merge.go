@@ -27,6 +27,9 @@ type Result struct {
 	Summary    policy.Summary          `json:"summary"`
 	Cluster    *Cluster                `json:"cluster,omitempty"`
 	Clusters   []Cluster               `json:"clusters,omitempty"`
+	// Unread are the clusters a merge could not read: a fleet result
+	// that lacks them is partial, and a merge of it is too.
+	Unread []string `json:"unread_clusters,omitempty"`
 }
 
 // Read reads one result file. Anything but drvcheck's JSON (a SARIF
@@ -58,7 +61,7 @@ func decode(data []byte, where string) (Result, error) {
 	if !bytes.Contains(data, []byte(`"summary"`)) || r.Findings == nil {
 		return Result{}, fmt.Errorf("%s: not a drvcheck result (-o json): no findings and summary", where)
 	}
-	return r, nil
+	return r, r.check(where)
 }
 
 // Files are the result files a merge's argument names: the file itself,
@@ -74,11 +77,16 @@ func Files(path string) ([]string, error) {
 		return []string{path}, nil
 	}
 	var out []string
-	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+	// The root with a separator: a link to a folder is walked as one.
+	// Entries are not followed, but every .json one is a result to read
+	// (Read refuses what is not a regular file): a link left out would
+	// be a cluster dropped without a word.
+	root := strings.TrimSuffix(path, string(filepath.Separator)) + string(filepath.Separator)
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, fileerr.Reason(err))
 		}
-		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".json") {
+		if !d.IsDir() && strings.EqualFold(filepath.Ext(d.Name()), ".json") {
 			out = append(out, p)
 		}
 		return nil
@@ -110,6 +118,10 @@ func Merge(paths []string, results []Result) (Result, error) {
 			clusters = []Cluster{c}
 		}
 		for _, c := range clusters {
+			if err := CheckName(c.Name); err != nil {
+				return Result{}, fmt.Errorf("%s: %w (give its run --cluster-name)", paths[i], err)
+			}
+			c = c.normalized()
 			if p, ok := from[c.Name]; ok {
 				return Result{}, fmt.Errorf("cluster %s is in both %s and %s (give each run --cluster-name)", c.Name, p, paths[i])
 			}
@@ -127,12 +139,32 @@ func Merge(paths []string, results []Result) (Result, error) {
 			out.Suppressed = append(out.Suppressed, s)
 		}
 		out.Summary = add(out.Summary, r.Summary)
+		out.Unread = append(out.Unread, r.Unread...)
 	}
 	if len(out.Clusters) == 0 {
 		return Result{}, errors.New("no result to merge")
 	}
+	// The errors and warnings are those merged, counted anew: a file's
+	// summary is not taken on trust.
+	out.Summary.Errors, out.Summary.Warnings = 0, 0
+	out.Summary.Count(out.Findings, 1)
 	policy.Sort(out.Findings)
-	return out, nil
+	return out, checkSummary(out.Summary)
+}
+
+// normalized has lists where a result wrote null or nothing: the rules
+// read them as lists.
+func (c Cluster) normalized() Cluster {
+	if c.DriverBranches == nil {
+		c.DriverBranches = []string{}
+	}
+	if c.DriverVersions == nil {
+		c.DriverVersions = map[string]int{}
+	}
+	if c.Stacks == nil {
+		c.Stacks = []string{}
+	}
+	return c
 }
 
 // withoutFleetFindings drops an earlier merge's findings about its

@@ -100,14 +100,14 @@ func pageOf(r Report, opt Options) page {
 	}
 	rules := map[string]bool{}
 	for _, f := range bySeverity(r.Findings) {
-		rules[f.Rule] = true
+		rules[printable(f.Rule)] = true
 		node := f.Node
 		if f.Object.Kind == "Node" && f.Object.Name == node {
 			node = "" // the object says it
 		}
 		p.Findings = append(p.Findings, pageFinding{
-			Severity: f.Severity, Rule: f.Rule, Title: f.Title, Cluster: f.Cluster, Object: f.Object.String(), Node: node,
-			Location: fileLine(f, opt), Message: f.Message, Doc: ruleDoc(f.Rule),
+			Severity: printable(f.Severity), Rule: printable(f.Rule), Title: printable(f.Title), Cluster: printable(f.Cluster),
+			Object: printable(f.Object.String()), Node: printable(node), Location: printable(fileLine(f, opt)), Message: printable(f.Message), Doc: ruleDoc(f.Rule),
 		})
 	}
 	p.Rules = slices.Sorted(maps.Keys(rules))

@@ -17,12 +17,13 @@ type jsonReport struct {
 	Summary    policy.Summary          `json:"summary"`
 	Cluster    *fleet.Cluster          `json:"cluster,omitempty"`
 	Clusters   []fleet.Cluster         `json:"clusters,omitempty"`
+	Unread     []string                `json:"unread_clusters,omitempty"`
 }
 
 // JSON prints the documented shape (README, "JSON output"): sorted findings (never null) and the
 // summary.
 func JSON(w io.Writer, r Report, _ Options) error {
-	out := jsonReport{Findings: r.Findings, Suppressed: r.Suppressed, Summary: r.Summary, Cluster: r.Cluster, Clusters: r.Clusters}
+	out := jsonReport{Findings: r.Findings, Suppressed: r.Suppressed, Summary: r.Summary, Cluster: r.Cluster, Clusters: r.Clusters, Unread: r.Unread}
 	if out.Findings == nil {
 		out.Findings = []policy.Finding{}
 	}

@@ -20,7 +20,7 @@ import (
 func Prometheus(w io.Writer, r Report, opt Options) error {
 	m := &metrics{}
 	m.gauge("drvcheck_scan_success", "1 when the last run could judge (exit 0 or 1), 0 when it could not (exit 2).")
-	m.sample("", boolValue(r.Run.Error == ""))
+	m.sample("", boolValue(r.Run.Error == "" && r.Run.ExitCode != 2)) // a fleet with a cluster unread is exit 2
 	m.gauge("drvcheck_scan_duration_seconds", "How long the last run took.")
 	m.sample("", fmt.Sprintf("%.3f", r.Run.Duration.Seconds()))
 	m.gauge("drvcheck_last_run_timestamp_seconds", "When the last run ended, in Unix seconds.")
@@ -141,7 +141,7 @@ func (m *metrics) sample(labels, value string) {
 func labels(kv ...string) string {
 	parts := make([]string, 0, len(kv)/2)
 	for i := 0; i+1 < len(kv); i += 2 {
-		parts = append(parts, kv[i]+`="`+labelEscaper.Replace(kv[i+1])+`"`)
+		parts = append(parts, kv[i]+`="`+labelEscaper.Replace(printable(kv[i+1]))+`"`)
 	}
 	return "{" + strings.Join(parts, ",") + "}"
 }

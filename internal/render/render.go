@@ -29,6 +29,9 @@ type Report struct {
 	// Clusters, a merged result's clusters (report merge).
 	Cluster  *fleet.Cluster
 	Clusters []fleet.Cluster
+	// Unread are the clusters of a fleet that could not be read: its
+	// result is partial, and says so in every format that can.
+	Unread []string
 }
 
 // Run is when and how a run ended.

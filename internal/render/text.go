@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/drvcheck/drvcheck/internal/baseline"
 	"github.com/drvcheck/drvcheck/internal/oneline"
@@ -59,6 +60,9 @@ func Text(w io.Writer, r Report, opt Options) error {
 	fmt.Fprintf(bw, "; %d GPU node(s), %d object(s) checked", s.GPUNodes, s.Objects)
 	if len(r.Clusters) > 0 {
 		fmt.Fprintf(bw, " in %d cluster(s)", len(r.Clusters))
+	}
+	if len(r.Unread) > 0 {
+		fmt.Fprintf(bw, "; %d cluster(s) could not be read: %s", len(r.Unread), oneline.Escape(strings.Join(r.Unread, ", ")))
 	}
 	fmt.Fprintln(bw)
 	return bw.Flush()
