@@ -34,6 +34,17 @@ func TestGPURequestsAgainstWhatNodesOffer(t *testing.T) {
 		// Without the rename, five replicas of 1 run on 16 (the guide's
 		// verification).
 		{[]string{"timeslicing.yaml"}, nil},
+		// failRequestsGreaterThanOne (the device plugin's README): the
+		// scheduler places 2 of 16 replicas, the plugin refuses them; 1,
+		// and 1 in each of two containers, run.
+		{[]string{"timeslicing-fail-over-one.yaml"}, map[string][]string{"Pod/default/two-replicas": {
+			"1 node(s) fail the pod at admission (UnexpectedAdmissionError: a container asks for more than 1 nvidia.com/gpu",
+			"time-slicing with failRequestsGreaterThanOne (ConfigMap gpu-operator/time-slicing-config-all, key any)", "ask for one device per container"}}},
+		// MPS refuses more than one by default; the node picks its config
+		// by label, and the unlabelled node shares nothing.
+		{[]string{"mps-per-node.yaml"}, map[string][]string{"Deployment/default/pair": {
+			"1 node(s) didn't match Pod's node affinity/selector, 1 node(s) fail the pod at admission",
+			"MPS, which fails more than one unless failRequestsGreaterThanOne is false (ConfigMap gpu-operator/device-plugin-configs, key mps10)"}}},
 		// MIG mixed on A100-40GB: the page's own Pod runs; a 3g.40gb
 		// profile and a whole GPU do not.
 		{[]string{"mig-mixed-a100.yaml"}, map[string][]string{

@@ -1,6 +1,8 @@
 package gpures
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -121,5 +123,42 @@ func TestMIGConfigFor(t *testing.T) {
 		if config != c.config || model != c.model {
 			t.Errorf("%s %s: %q %q, want %q %q", c.product, c.profile, config, model, c.config, c.model)
 		}
+	}
+}
+
+// The device plugin's configs as its README writes them: which resources
+// a container may ask no more than one of, per node by its label, else
+// the default key, else none.
+func TestSharingOneEach(t *testing.T) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-operator", Name: "dp"}, Data: map[string]string{
+		"ts":         "version: v1\nsharing:\n  timeSlicing:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 4\n",
+		"ts-fail":    "version: v1\nsharing:\n  timeSlicing:\n    renameByDefault: true\n    failRequestsGreaterThanOne: true\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 4\n",
+		"mps":        "version: v1\nsharing:\n  mps:\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 10\n",
+		"mps-lets":   "version: v1\nsharing:\n  mps:\n    failRequestsGreaterThanOne: false\n    resources:\n    - name: nvidia.com/gpu\n      replicas: 10\n",
+		"no-sharing": "version: v1\nflags:\n  migStrategy: none\n",
+	}}
+	s, err := NewSharing(cm, "mps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for label, want := range map[string]string{
+		"ts": "", "ts-fail": "nvidia.com/gpu.shared", "mps": "nvidia.com/gpu", "mps-lets": "", "no-sharing": "", "missing-key": "",
+		"": "nvidia.com/gpu", // unlabelled: the default key, mps
+	} {
+		labels := map[string]string{}
+		if label != "" {
+			labels[DevicePluginConfigLabel] = label
+		}
+		names, why := s.OneEach(labels)
+		if got := fmt.Sprint(names); (want == "" && len(names) != 0) || (want != "" && got != "["+want+"]") || (want != "" && !strings.Contains(why, "ConfigMap gpu-operator/dp")) {
+			t.Errorf("label %q: %v %q, want %s", label, names, why, want)
+		}
+	}
+	if names, _ := (&Sharing{}).OneEach(nil); names != nil {
+		t.Errorf("no default, no label: %v", names)
+	}
+	bad := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-operator", Name: "dp"}, Data: map[string]string{"any": "version: [v1"}}
+	if _, err := NewSharing(bad, ""); err == nil || !strings.Contains(err.Error(), "ConfigMap gpu-operator/dp, key any: not a device plugin config") {
+		t.Errorf("bad config: %v", err)
 	}
 }

@@ -24,6 +24,22 @@ type Offer struct {
 	// Product is GFD's nvidia.com/gpu.product of the node, its MIG and
 	// sharing suffixes off: which MIG profiles it could offer (mig.go).
 	Product string
+	// OneEach are the resources a container may ask no more than one of
+	// (the device plugin fails more at admission), and Why says whose
+	// config says so (sharing.go).
+	OneEach []corev1.ResourceName
+	Why     string
+}
+
+// Refuses is the first resource of OneEach that a container asks more
+// than one of (most: the most one container asks of each).
+func (o Offer) Refuses(most []Request) (corev1.ResourceName, bool) {
+	for _, r := range most {
+		if r.Value > 1 && slices.Contains(o.OneEach, r.Name) {
+			return r.Name, true
+		}
+	}
+	return "", false
 }
 
 // Known says whether the offer was read from somewhere.
@@ -48,6 +64,7 @@ func (o Offer) Key() string {
 	for _, name := range slices.Sorted(maps.Keys(o.Resources)) {
 		b.WriteString("\x00" + string(name) + "=" + strconv.FormatInt(o.Resources[name], 10))
 	}
+	b.WriteString(oneEachKey(o.OneEach, o.Why))
 	return b.String()
 }
 

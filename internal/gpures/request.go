@@ -54,6 +54,19 @@ func Requests(spec *corev1.PodSpec) []Request {
 	return out
 }
 
+// ContainerMost is the most of each GPU resource one container (or init
+// container) of spec asks for: the device plugin's Allocate judges each
+// container's request alone.
+func ContainerMost(spec *corev1.PodSpec) map[corev1.ResourceName]int64 {
+	var most map[corev1.ResourceName]int64
+	for _, cs := range [][]corev1.Container{spec.Containers, spec.InitContainers} {
+		for i := range cs {
+			most = maxOf(most, addTo(nil, &cs[i]))
+		}
+	}
+	return most
+}
+
 // addTo adds c's GPU requests (its limits where unset) to m, made on
 // first use.
 func addTo(m map[corev1.ResourceName]int64, c *corev1.Container) map[corev1.ResourceName]int64 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
 	"github.com/drvcheck/drvcheck/internal/cuda"
+	"github.com/drvcheck/drvcheck/internal/gpures"
 	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/input/workload"
 	"github.com/drvcheck/drvcheck/internal/inventory"
@@ -34,6 +35,9 @@ type Options struct {
 	// Operator is the GPU Operator's configuration; nil without one. It
 	// adds input.operator.
 	Operator *operator.Profile
+	// Sharing is the device plugin's configs the ClusterPolicy names,
+	// when the inputs hold them (SharingOf); nil without.
+	Sharing *gpures.Sharing
 }
 
 // Build returns the input document for inv, whose nodes' facts are facts
@@ -52,7 +56,7 @@ func Build(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog,
 		wg        sync.WaitGroup
 	)
 	wg.Go(func() { nodes = nodeEntries(inv, facts, cat) })
-	wg.Go(func() { workloads, claims = workload.Sections(inv, facts, opt.CUDA) })
+	wg.Go(func() { workloads, claims = workload.Sections(inv, facts, opt.CUDA, opt.Sharing) })
 	if opt.Drain != nil {
 		wg.Go(func() { drainDoc = DrainSections(facts, opt.Drain, opt.Operator) })
 	}

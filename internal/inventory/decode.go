@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/drvcheck/drvcheck/internal/load"
@@ -61,6 +62,11 @@ func FromDecoded(objs []*load.Object, keepRaw bool) (*Inventory, error) {
 			}
 			continue
 		}
+		if cm, ok := o.Decoded.(*corev1.ConfigMap); ok { // configmap.go
+			inv.ConfigMaps = append(inv.ConfigMaps, cm)
+			o.Decoded = nil
+			continue
+		}
 		// Objects named by one generateName are as many objects, each
 		// given its own name on creation: the first is where they point.
 		if prev := inv.Origin(o.Ref()); prev != nil && !o.Generated() {
@@ -87,6 +93,9 @@ func (inv *Inventory) keep(o *load.Object, x any) {
 // decode returns nil, nil for objects no rule reads; a custom resource
 // with pod templates decodes to a *customObject.
 func decode(o *load.Object) (any, error) {
+	if isConfigMap(o) {
+		return decodeConfigMap(o)
+	}
 	group, version := splitAPIVersion(o.APIVersion)
 	k := Lookup(group, o.Kind)
 	if k == nil || k.typed == nil {

@@ -40,6 +40,10 @@ type Inventory struct {
 	ResourceSlices         []*resourcev1.ResourceSlice
 	// Custom are custom resources with pod templates (GPU workload kinds).
 	Custom []*customObject
+	// ConfigMaps are a repository's ConfigMaps, read from files only
+	// (configmap.go): the device plugin's sharing config the
+	// ClusterPolicy names is one.
+	ConfigMaps []*corev1.ConfigMap
 
 	// Objects counts every object read, including kinds no rule uses.
 	Objects int

@@ -61,6 +61,27 @@ metadata: {name: cm}
 	if inv.Raw() != nil {
 		t.Fatal("raw kept without keepRaw")
 	}
+	if len(inv.ConfigMaps) != 1 || inv.ConfigMaps[0].Namespace != "default" {
+		t.Fatalf("configmaps %+v", inv.ConfigMaps)
+	}
+}
+
+// A ConfigMap given twice (a base and its overlay's output) is no
+// conflict: drvcheck reads ConfigMaps for what they hold, not to apply.
+func TestConfigMapTwiceIsNoConflict(t *testing.T) {
+	inv, err := FromObjects(objects(t, `apiVersion: v1
+kind: ConfigMap
+metadata: {name: cm, namespace: gpu-operator}
+data: {any: "version: v1"}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cm, namespace: gpu-operator}
+data: {any: "version: v1"}
+`), false)
+	if err != nil || len(inv.ConfigMaps) != 2 {
+		t.Fatalf("%v %d", err, len(inv.ConfigMaps))
+	}
 }
 
 func TestDecodeErrorsNameTheObjectAndComeInReadOrder(t *testing.T) {
@@ -69,6 +90,8 @@ func TestDecodeErrorsNameTheObjectAndComeInReadOrder(t *testing.T) {
 			"Node/n (m.yaml:3): metadata.labels.a: want a string, got a list"},
 		"duplicate": {"apiVersion: v1\nkind: Node\nmetadata: {name: n}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\n",
 			"Node/n (m.yaml:5): defined twice, also at m.yaml:1"},
+		"a ConfigMap's data": {"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  a: [1]\n",
+			"ConfigMap/default/c (m.yaml:5): data.a: want a string, got a list"},
 		"old version first": {"apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: c}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n, labels: {a: [1]}}\n",
 			"CronJob/default/c (m.yaml:1): apiVersion batch/v1beta1 is not served"},
 	}

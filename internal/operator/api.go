@@ -94,5 +94,17 @@ type NVIDIADriver struct {
 // KeepSpec keeps the whole spec as read (internal/inventory).
 func (c *ClusterPolicy) KeepSpec(spec map[string]any) { c.Raw = spec }
 
+// DevicePluginConfig is spec.devicePlugin.config: the ConfigMap of the
+// device plugin's configs, and the key of the nodes without a
+// nvidia.com/device-plugin.config label (clusterpolicy_types.go's
+// DevicePluginConfig).
+func (c *ClusterPolicy) DevicePluginConfig() (name, def string) {
+	dp, _ := c.Raw["devicePlugin"].(map[string]any)
+	cfg, _ := dp["config"].(map[string]any)
+	name, _ = cfg["name"].(string)
+	def, _ = cfg["default"].(string)
+	return name, def
+}
+
 // KeepSpec keeps the whole spec as read (internal/inventory).
 func (d *NVIDIADriver) KeepSpec(spec map[string]any) { d.Raw = spec }

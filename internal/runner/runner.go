@@ -380,10 +380,13 @@ func convert(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalo
 // read when custom rules may want them, and the CUDA policy.
 func options(ctx context.Context, r *opened, compat string) (input.Options, error) {
 	opt := input.Options{Operator: r.profile}
+	var err error
+	if opt.Sharing, err = input.SharingOf(r.inv); err != nil {
+		return opt, err
+	}
 	if r.engine.Custom() {
 		opt.Objects = rawObjects(r.inv)
 	}
-	var err error
 	opt.CUDA, err = cudaPolicy(ctx, r.engine, compat)
 	return opt, err
 }

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/drvcheck/drvcheck/internal/cuda"
+	"github.com/drvcheck/drvcheck/internal/gpures"
 	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/input/workload/gpufit"
 	"github.com/drvcheck/drvcheck/internal/inventory"
@@ -18,9 +19,9 @@ import (
 // facts are facts, with pol turning images into driver floors. They share
 // one reading of DRA: each claim's devices are derived and its selectors
 // evaluated once, for claims[] and for the workloads' claims_fit.
-func Sections(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy) (workloads, claims []any) {
+func Sections(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, sharing *gpures.Sharing) (workloads, claims []any) {
 	d := newDRAFleet(inv, facts)
-	return workloadEntries(inv, facts, pol, d), claimEntries(d)
+	return workloadEntries(inv, facts, pol, d, sharing), claimEntries(d)
 }
 
 // workloadEntries returns input.workloads: for every workload (bare Pods and
@@ -28,9 +29,9 @@ func Sections(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy) (
 // wrong there. Nodes are matched by class (sched), never one by one, and
 // every join that many workloads share is cached: placements by constraint
 // content, CUDA floors by image, label lookups by key.
-func workloadEntries(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, d *draFleet) []any {
+func workloadEntries(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, d *draFleet, sharing *gpures.Sharing) []any {
 	ws := inv.Workloads()
-	c := newWorkloadFacts(inv, facts, ws, pol, d)
+	c := newWorkloadFacts(inv, facts, ws, pol, d, sharing)
 	c.gangs = c.gpu.Gangs(ws)
 	out := make([]any, 0, len(ws))
 	for _, w := range ws {
@@ -74,7 +75,7 @@ func fleetKeys() sched.Keys {
 	return k
 }
 
-func newWorkloadFacts(inv *inventory.Inventory, facts *nodefacts.Set, ws []*inventory.Workload, pol cuda.Policy, d *draFleet) *workloadFacts {
+func newWorkloadFacts(inv *inventory.Inventory, facts *nodefacts.Set, ws []*inventory.Workload, pol cuda.Policy, d *draFleet, sharing *gpures.Sharing) *workloadFacts {
 	fleet := sched.NewFleet(inv.Nodes, fleetKeys())
 	c := &workloadFacts{
 		fleet:       fleet,
@@ -90,7 +91,7 @@ func newWorkloadFacts(inv *inventory.Inventory, facts *nodefacts.Set, ws []*inve
 		classFacts:  map[*sched.Class]classFacts{},
 		olderNodes:  map[olderKey]olderNodes{},
 		messages:    map[*sched.Placement]map[string]any{},
-		gpu:         gpufit.New(fleet, inv.Pods),
+		gpu:         gpufit.New(fleet, inv.Pods, sharing),
 		dra:         d,
 	}
 	for _, w := range ws {

@@ -27,11 +27,12 @@ func (j *Judge) Fit(w *inventory.Workload, p *sched.Placement) map[string]any {
 	if len(reqs) == 0 {
 		return nil
 	}
-	key := fitKey{p, requestKey(reqs)}
+	most := j.containerMost(&w.Template.Spec, reqs)
+	key := fitKey{p, requestKey(reqs) + requestKey(most)}
 	if e, ok := j.fitEntries[key]; ok {
 		return e
 	}
-	fit := j.fitOf(p, reqs)
+	fit := j.fitOf(p, reqs, most)
 	if fit.fits {
 		// Most workloads fit, or cannot be judged: one entry of three keys
 		// for all that ask the same of the same nodes (the rules'
@@ -56,14 +57,30 @@ func (j *Judge) Fit(w *inventory.Workload, p *sched.Placement) map[string]any {
 }
 
 // fitOf judges a placement and requests once.
-func (j *Judge) fitOf(p *sched.Placement, reqs []gpures.Request) fit {
-	key := fitKey{p, requestKey(reqs)}
+func (j *Judge) fitOf(p *sched.Placement, reqs, most []gpures.Request) fit {
+	key := fitKey{p, requestKey(reqs) + requestKey(most)}
 	f, ok := j.fits[key]
 	if !ok {
-		f = j.judgeFit(p, reqs)
+		f = j.judgeFit(p, reqs, most)
 		j.fits[key] = f
 	}
 	return f
+}
+
+// containerMost is, when the inputs' device plugin fails requests of more
+// than one shared device per container and the pod asks more than one of
+// a resource, the most one container asks of each: the plugin's Allocate
+// judges each container alone. Nil otherwise, as for most pods.
+func (j *Judge) containerMost(spec *corev1.PodSpec, reqs []gpures.Request) []gpures.Request {
+	if j.sharing == nil || !slices.ContainsFunc(reqs, func(r gpures.Request) bool { return r.Value > 1 }) {
+		return nil
+	}
+	most := gpures.ContainerMost(spec)
+	out := make([]gpures.Request, 0, len(most))
+	for _, name := range slices.Sorted(maps.Keys(most)) {
+		out = append(out, gpures.Request{Name: name, Value: most[name]})
+	}
+	return out
 }
 
 type fitKey struct {
@@ -74,6 +91,7 @@ type fitKey struct {
 // fit is the answer for one placement and one set of requests.
 type fit struct {
 	judged, fits bool
+	refused      bool // some admitted node has room but fails the pod at admission
 	admitted     int
 	message, fix string
 	lacking      corev1.ResourceName // the first request no admitted node holds
@@ -82,7 +100,7 @@ type fit struct {
 // judgeFit counts, class by class and offer by offer, the nodes that can
 // hold a pod of reqs, and words the answer as the scheduler's FitError
 // does, with what the admitted nodes have.
-func (j *Judge) judgeFit(p *sched.Placement, reqs []gpures.Request) fit {
+func (j *Judge) judgeFit(p *sched.Placement, reqs, most []gpures.Request) fit {
 	var f fit
 	reasons := map[string]int{}
 	have := map[corev1.ResourceName]int64{}    // the most an admitted node has of a lacking resource
@@ -108,6 +126,12 @@ func (j *Judge) judgeFit(p *sched.Placement, reqs []gpures.Request) fit {
 			}
 			ok, lacking := g.offer.Holds(reqs)
 			if ok {
+				if name, refused := g.offer.Refuses(most); refused {
+					// The scheduler places the pod; the kubelet then fails it.
+					reasons[admissionReason(name, g.offer.Why)] += g.nodes
+					f.refused = true
+					continue
+				}
 				f.fits = true
 				continue
 			}
@@ -125,7 +149,18 @@ func (j *Judge) judgeFit(p *sched.Placement, reqs []gpures.Request) fit {
 	}
 	f.message = fitMessage(p.Total, reasons, have)
 	f.fix = j.fitFix(reqs, offered, products, p)
+	if f.refused && f.lacking == "" {
+		f.fix = "ask for one device per container (a shared device is access to a GPU, not a share of it: more than one buys no more), or admit nodes that do not share their GPUs"
+	}
 	return f
+}
+
+// admissionReason is the kubelet's answer to a pod the device plugin
+// refuses (k8s-device-plugin v0.20.0 README: "UnexpectedAdmissionError
+// ... maximum request size for shared resources is 1"), in the place of
+// the scheduler's reason of a node.
+func admissionReason(name corev1.ResourceName, why string) string {
+	return fmt.Sprintf("node(s) fail the pod at admission (UnexpectedAdmissionError: a container asks for more than 1 %s, and %s)", name, why)
 }
 
 // fitMessage reads like the scheduler's: "0/12 nodes are available: 8
@@ -293,6 +328,7 @@ func (j *Judge) offerOf(n *corev1.Node) gpures.Offer {
 		return o
 	}
 	o := gpures.OfferOf(n)
+	o.OneEach, o.Why = j.sharing.OneEach(n.Labels)
 	j.nodeOffers[n] = o
 	return o
 }

@@ -91,7 +91,7 @@ func (j *Judge) Gangs(ws []*inventory.Workload) map[*inventory.Workload]map[stri
 // eachFits says whether one pod of every member fits some admitted node.
 func (j *Judge) eachFits(ms []member) bool {
 	for _, m := range ms {
-		if !j.fitOf(m.p, m.reqs).fits {
+		if !j.fitOf(m.p, m.reqs, nil).fits {
 			return false
 		}
 	}
