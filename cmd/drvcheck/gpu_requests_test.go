@@ -60,6 +60,10 @@ func TestGPURequestsAgainstWhatNodesOffer(t *testing.T) {
 		// A new mig.config pending: the node offers what the config makes.
 		{[]string{"mig-config-pending.yaml"}, map[string][]string{"Pod/default/one-g": {
 			"Insufficient nvidia.com/mig-1g.10gb (have 0)", "(nvidia.com/mig-3g.40gb)", "nvidia.com/mig.config=all-1g.10gb gives each NVIDIA-H100-80GB-HBM3 GPU 7"}}},
+		// MIG single with all-3g.20gb pending on the same node: 2 once it
+		// applies, whatever the labels still count.
+		{[]string{"mig-single-pending.yaml"}, map[string][]string{"Pod/default/four-slices": {
+			"Insufficient nvidia.com/gpu (have 2)", "ask for at most 2 nvidia.com/gpu per pod"}}},
 		// MIG single: 7 MIG devices as nvidia.com/gpu.
 		{[]string{"mig-single-a100.yaml"}, map[string][]string{"Pod/default/eight-slices": {
 			"Insufficient nvidia.com/gpu (have 7)", "ask for at most 7 nvidia.com/gpu per pod"}}},

@@ -27,6 +27,17 @@ func TestOfferFromLabels(t *testing.T) {
 			"nvidia.com/gpu.replicas": "4", "nvidia.com/gpu.sharing-strategy": "time-slicing"}, map[corev1.ResourceName]int64{"nvidia.com/gpu.shared": 16}},
 		"MIG single, all-1g.10gb on H100: 7": {map[string]string{"nvidia.com/gpu.count": "7", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3-MIG-1g.10gb",
 			"nvidia.com/mig.config": "all-1g.10gb", "nvidia.com/mig.config.state": "success", "nvidia.com/mig.strategy": "single"}, map[corev1.ResourceName]int64{"nvidia.com/gpu": 7}},
+		// The A100 single node above (7 x 1g.5gb on one GPU) relabelled
+		// all-3g.20gb, mig-manager not done: 2 per GPU (mig.go's A100 40GB
+		// row); all-disabled: the one GPU whole; all-balanced: -MIG-INVALID.
+		"MIG single, all-3g.20gb pending on A100-40GB: 2": {map[string]string{"nvidia.com/gpu.count": "7", "nvidia.com/gpu.product": "A100-SXM4-40GB-MIG-1g.5gb",
+			"nvidia.com/mig.config": "all-3g.20gb", "nvidia.com/mig.config.state": "pending", "nvidia.com/mig.strategy": "single"}, map[corev1.ResourceName]int64{"nvidia.com/gpu": 2}},
+		"MIG single, all-disabled relabelled: 1 whole GPU": {map[string]string{"nvidia.com/gpu.count": "7", "nvidia.com/gpu.product": "A100-SXM4-40GB-MIG-1g.5gb",
+			"nvidia.com/mig.config": "all-disabled", "nvidia.com/mig.config.state": "success", "nvidia.com/mig.strategy": "single"}, map[corev1.ResourceName]int64{"nvidia.com/gpu": 1}},
+		"MIG single, all-balanced pending: invalid": {map[string]string{"nvidia.com/gpu.count": "8", "nvidia.com/gpu.product": "A100-SXM4-40GB",
+			"nvidia.com/mig.config": "all-balanced", "nvidia.com/mig.config.state": "pending", "nvidia.com/mig.strategy": "single"}, map[corev1.ResourceName]int64{"nvidia.com/gpu": 0}},
+		"MIG single, failed: as labelled": {map[string]string{"nvidia.com/gpu.count": "7", "nvidia.com/gpu.product": "A100-SXM4-40GB-MIG-1g.5gb",
+			"nvidia.com/mig.config": "all-3g.20gb", "nvidia.com/mig.config.state": "failed", "nvidia.com/mig.strategy": "single"}, map[corev1.ResourceName]int64{"nvidia.com/gpu": 7}},
 		"MIG single, invalid layout: none": {map[string]string{"nvidia.com/gpu.count": "0", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3-MIG-INVALID",
 			"nvidia.com/mig.strategy": "single"}, map[corev1.ResourceName]int64{"nvidia.com/gpu": 0}},
 		"MIG mixed, all-balanced on H100": {map[string]string{"nvidia.com/gpu.count": "1", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3", "nvidia.com/gpu.replicas": "0",

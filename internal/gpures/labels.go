@@ -49,6 +49,12 @@ func fromLabels(labels map[string]string) Offer {
 		return Offer{}
 	}
 	o := Offer{Resources: map[corev1.ResourceName]int64{}, From: FromLabels}
+	if labels[MIGStrategy] == "single" {
+		if n, ok := singlePending(labels); ok {
+			o.Resources[corev1.ResourceName(gpuPrefix)] = n
+			return o
+		}
+	}
 	if labels[MIGStrategy] == "mixed" {
 		if desired := pendingLayout(labels); desired != nil {
 			// The node is to be repartitioned (or its labels were edited
@@ -131,6 +137,72 @@ func pendingLayout(labels map[string]string) map[string]int64 {
 		}
 	}
 	return nil
+}
+
+// singlePending is what nvidia.com/gpu will count under the single MIG
+// strategy once mig-manager applies a nvidia.com/mig.config the node does
+// not have yet (state pending or rebooting, or a product label whose MIG
+// profile is not the config's): GFD counts the MIG devices when every GPU
+// has devices of one profile, whole GPUs when none has MIG, and 0 (the
+// product -MIG-INVALID) for more than one profile or MIG enabled with no
+// device (k8s-device-plugin v0.20.0 internal/lm/mig-strategy.go:182-242).
+// The node's GPUs are its count, or under MIG now its count over what
+// the operator's all-<profile> config gives one GPU. False when the
+// config, the model or the present layout is not one drvcheck knows.
+func singlePending(labels map[string]string) (int64, bool) {
+	config, product := labels[MIGConfig], labels[gpuPrefix+productSuffix]
+	if config == "" || labels[MIGConfigState] == "failed" {
+		return 0, false
+	}
+	want, ok := singleTarget(product, config)
+	if !ok {
+		return 0, false
+	}
+	_, current, _ := strings.Cut(product, "-MIG-") // "" no MIG, a profile, or INVALID
+	state := labels[MIGConfigState]
+	if state != "pending" && state != "rebooting" && current == want.suffix {
+		return 0, false
+	}
+	gpus := number(labels[gpuPrefix+countSuffix])
+	switch current {
+	case "":
+	case "INVALID":
+		return 0, false // how many GPUs is not labelled
+	default:
+		per := MIGLayout(product, "all-"+current)[current]
+		if per == 0 || gpus%per != 0 {
+			return 0, false
+		}
+		gpus /= per
+	}
+	return gpus * want.perGPU, true
+}
+
+// singleTarget is what a config of the operator's makes GFD label under
+// the single strategy: the product's suffix ("" whole GPUs, a profile,
+// INVALID) and nvidia.com/gpu per GPU.
+type singleLayout struct {
+	suffix string
+	perGPU int64
+}
+
+func singleTarget(product, config string) (singleLayout, bool) {
+	switch config {
+	case "all-disabled":
+		return singleLayout{"", 1}, true
+	case "all-enabled":
+		return singleLayout{"INVALID", 0}, true
+	}
+	desired := MIGLayout(product, config)
+	switch len(desired) {
+	case 0:
+		return singleLayout{}, false
+	case 1:
+		for profile, n := range desired {
+			return singleLayout{profile, n}, true
+		}
+	}
+	return singleLayout{"INVALID", 0}, true // all-balanced: more than one profile
 }
 
 func shared(strategy string) bool { return strategy == "time-slicing" || strategy == "mps" }
