@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/drvcheck/drvcheck/internal/exceptions"
@@ -144,9 +145,8 @@ func Merge(paths []string, results []Result) (Result, error) {
 	if len(out.Clusters) == 0 {
 		return Result{}, errors.New("no result to merge")
 	}
-	// The errors and warnings are those merged, counted anew: a file's
-	// summary is not taken on trust.
-	out.Summary.Errors, out.Summary.Warnings = 0, 0
+	// The errors and warnings are those merged, counted anew (add
+	// leaves them out): a file's summary is not taken on trust.
 	out.Summary.Count(out.Findings, 1)
 	policy.Sort(out.Findings)
 	return out, checkSummary(out.Summary)
@@ -170,16 +170,7 @@ func (c Cluster) normalized() Cluster {
 // withoutFleetFindings drops an earlier merge's findings about its
 // fleet (those of no cluster): the merge judges its whole fleet again.
 func withoutFleetFindings(r Result) Result {
-	var kept, dropped []policy.Finding
-	for _, f := range r.Findings {
-		if f.Cluster != "" {
-			kept = append(kept, f)
-		} else {
-			dropped = append(dropped, f)
-		}
-	}
-	r.Findings = kept
-	r.Summary.Count(dropped, -1)
+	r.Findings = slices.DeleteFunc(slices.Clone(r.Findings), func(f policy.Finding) bool { return f.Cluster == "" })
 	return r
 }
 
@@ -197,9 +188,9 @@ func nameOf(path string) string {
 	return strings.TrimSuffix(filepath.Base(path), ".json")
 }
 
+// add sums the summaries' counts but errors and warnings, which Merge
+// counts from the findings.
 func add(a, b policy.Summary) policy.Summary {
-	a.Errors += b.Errors
-	a.Warnings += b.Warnings
 	a.Suppressed += b.Suppressed
 	a.SkippedRules += b.SkippedRules
 	a.UncheckedObjects += b.UncheckedObjects
