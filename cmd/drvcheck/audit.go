@@ -24,11 +24,11 @@ var auditKinds = []cluster.Kind{cluster.Nodes, cluster.ClusterPolicies, cluster.
 func auditCmd(o *options) runFunc {
 	all := o.addAllContexts("audit the cluster of every context of the kubeconfig, one list for all (as --context given once per context)")
 	return func(ctx context.Context, o *options, paths []string) error {
-		contexts, err := o.contexts(*all)
+		contexts, several, err := o.contexts(*all)
 		if err != nil {
 			return err
 		}
-		if len(contexts) > 1 || *all {
+		if several {
 			if len(paths) > 0 {
 				return errors.New("audit: several clusters are read live: give no PATH")
 			}

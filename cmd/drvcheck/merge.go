@@ -56,11 +56,13 @@ func reportCmd(o *options) runFunc {
 		if err != nil {
 			return err
 		}
-		for _, t := range kept {
-			contexts, err := o.keptContexts(*all)
-			if err != nil {
+		var contexts []string
+		if len(kept) > 0 {
+			if contexts, err = o.keptContexts(*all); err != nil {
 				return err
 			}
+		}
+		for _, t := range kept {
 			read := gather(ctx, o, contexts, o.readKept(t))
 			g.results, g.from = append(g.results, read.results...), append(g.from, read.from...)
 			g.failed, g.total = append(g.failed, read.failed...), g.total+read.total
@@ -112,7 +114,7 @@ func mergeSources(args []string) (files []string, kept []report.Target, err erro
 // keptContexts are the clusters whose report ConfigMaps are read: those
 // --context names, or every context, or the current one.
 func (o *options) keptContexts(all bool) ([]string, error) {
-	names, err := o.contexts(all)
+	names, _, err := o.contexts(all)
 	if err != nil || len(names) > 0 {
 		return names, err
 	}

@@ -28,11 +28,10 @@ func planCmd(o *options) runFunc {
 		if err := checkPlanFlags(o, all); err != nil {
 			return err
 		}
-		contexts, err := o.contexts(*allContexts)
+		contexts, several, err := o.contexts(*allContexts)
 		if err != nil {
 			return err
 		}
-		several := len(contexts) > 1 || *allContexts
 		switch {
 		case several && (!all || len(paths) > 0):
 			return errors.New("plan: several clusters are planned with --all, read live: give --all and no PATH")

@@ -14,11 +14,11 @@ import (
 func scanCmd(o *options) runFunc {
 	all := o.addAllContexts("scan the cluster of every context of the kubeconfig, one fleet result for all (as --context given once per context)")
 	return func(ctx context.Context, o *options, _ []string) error {
-		contexts, err := o.contexts(*all)
+		contexts, several, err := o.contexts(*all)
 		if err != nil {
 			return err
 		}
-		if len(contexts) > 1 || *all {
+		if several {
 			return scanFleet(ctx, o, contexts)
 		}
 		return runScan(ctx, o)
@@ -38,19 +38,20 @@ func (o *options) addAllContexts(usage string) *bool {
 }
 
 // contexts are the clusters to read: every context of the kubeconfig
-// (all), else those --context names (none: the current context alone).
-func (o *options) contexts(all bool) ([]string, error) {
+// (all), else those --context names (none: the current context alone);
+// several says a fleet is read, one result per cluster.
+func (o *options) contexts(all bool) (names []string, several bool, err error) {
 	if !all {
-		return o.cluster.Contexts, nil
+		return o.cluster.Contexts, len(o.cluster.Contexts) > 1, nil
 	}
-	names, err := cluster.Contexts(o.clusterOptions())
+	names, err = cluster.Contexts(o.clusterOptions())
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("%s: --all-contexts: the kubeconfig has no context", o.fs.Name())
+		return nil, false, fmt.Errorf("%s: --all-contexts: the kubeconfig has no context", o.fs.Name())
 	}
-	return names, nil
+	return names, true, nil
 }
 
 // runScan is one cluster's scan.
