@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/klog/v2"
 
 	"github.com/drvcheck/drvcheck/internal/redact"
@@ -116,11 +117,9 @@ func (c *Client) restClient(gv schema.GroupVersion) (rest.Interface, error) {
 // Contexts are the names of every context of the kubeconfig opt names
 // (as restConfig loads it), sorted: scan --all-contexts reads each.
 func Contexts(opt Options) ([]string, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = opt.Kubeconfig
-	raw, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).RawConfig()
+	raw, err := rawConfig(opt)
 	if err != nil {
-		return nil, configError(err)
+		return nil, err
 	}
 	return slices.Sorted(maps.Keys(raw.Contexts)), nil
 }
@@ -128,13 +127,22 @@ func Contexts(opt Options) ([]string, error) {
 // CurrentContext is the context a run without --context reads: the
 // kubeconfig's current one ("" in a Pod, which reads its own cluster).
 func CurrentContext(opt Options) (string, error) {
+	raw, err := rawConfig(opt)
+	if err != nil {
+		return "", err
+	}
+	return raw.CurrentContext, nil
+}
+
+// rawConfig is the kubeconfig opt names, merged as kubectl merges it.
+func rawConfig(opt Options) (clientcmdapi.Config, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = opt.Kubeconfig
 	raw, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).RawConfig()
 	if err != nil {
-		return "", configError(err)
+		return raw, configError(err)
 	}
-	return raw.CurrentContext, nil
+	return raw, nil
 }
 
 func restConfig(opt Options) (*rest.Config, error) {
