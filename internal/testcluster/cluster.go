@@ -25,6 +25,12 @@ type Options struct {
 	// benchmarks with thousands of nodes; tests leave it false, so that
 	// nodes lose the not-ready taint as on a real cluster.
 	Quiet bool
+	// FeatureGates are given to the API server, the controller manager and
+	// the scheduler alike (--feature-gates), as Name=true; APIs are the API
+	// server's --runtime-config: group/version=true for APIs a release
+	// serves only on request (beta ones since 1.24).
+	FeatureGates []string
+	APIs         []string
 }
 
 // Cluster is a running control plane.
@@ -137,9 +143,9 @@ func (c *Cluster) start(ctx context.Context, opt Options) error {
 	}
 	steps := []func(context.Context) error{
 		func(ctx context.Context) error { return c.startEtcd(ctx, etcdURL, peerURL) },
-		func(ctx context.Context) error { return c.startAPIServer(ctx, etcdURL, ports[2]) },
+		func(ctx context.Context) error { return c.startAPIServer(ctx, etcdURL, ports[2], opt) },
 		func(ctx context.Context) error { return c.startControllerManager(ctx, ports[3], opt) },
-		func(ctx context.Context) error { return c.startScheduler(ctx, ports[4]) },
+		func(ctx context.Context) error { return c.startScheduler(ctx, ports[4], opt) },
 		func(ctx context.Context) error { return c.startKwok(ctx, ports[5], opt) },
 		c.waitStarted,
 	}

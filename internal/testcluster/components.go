@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"net/http"
 	"path/filepath"
+	"strings"
 )
 
 func (c *Cluster) startEtcd(ctx context.Context, clientURL, peerURL string) error {
@@ -22,9 +23,13 @@ func (c *Cluster) startEtcd(ctx context.Context, clientURL, peerURL string) erro
 	return waitHTTP(ctx, p, http.DefaultClient, clientURL+"/health", "")
 }
 
-func (c *Cluster) startAPIServer(ctx context.Context, etcdURL, port string) error {
+func (c *Cluster) startAPIServer(ctx context.Context, etcdURL, port string, opt Options) error {
 	s := c.secrets
-	p, err := c.run("kube-apiserver",
+	flags := opt.gates()
+	if len(opt.APIs) > 0 {
+		flags = append(flags, "--runtime-config="+strings.Join(opt.APIs, ","))
+	}
+	p, err := c.run("kube-apiserver", append(flags,
 		"--etcd-servers="+etcdURL,
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", "--secure-port="+port,
 		"--tls-cert-file="+s.certFile, "--tls-private-key-file="+s.keyFile,
@@ -34,7 +39,7 @@ func (c *Cluster) startAPIServer(ctx context.Context, etcdURL, port string) erro
 		"--service-account-key-file="+s.saPub, "--service-account-signing-key-file="+s.saKey,
 		"--service-cluster-ip-range=10.96.0.0/16",
 		"--endpoint-reconciler-type=none", // a loopback address may not be an endpoint
-		"--allow-privileged=true", "--profiling=false")
+		"--allow-privileged=true", "--profiling=false")...)
 	if err != nil {
 		return err
 	}
@@ -49,7 +54,7 @@ func (c *Cluster) startControllerManager(ctx context.Context, port string, opt O
 	if opt.Quiet {
 		controllers = "*,-node-lifecycle-controller"
 	}
-	p, err := c.run("kube-controller-manager",
+	p, err := c.run("kube-controller-manager", append(opt.gates(),
 		"--kubeconfig="+c.Kubeconfig,
 		"--authentication-kubeconfig="+c.Kubeconfig, "--authorization-kubeconfig="+c.Kubeconfig,
 		"--bind-address=127.0.0.1", "--secure-port="+port,
@@ -58,23 +63,31 @@ func (c *Cluster) startControllerManager(ctx context.Context, port string, opt O
 		"--service-account-private-key-file="+c.secrets.saKey,
 		"--root-ca-file="+c.secrets.caFile,
 		"--use-service-account-credentials=false",
-		"--profiling=false")
+		"--profiling=false")...)
 	if err != nil {
 		return err
 	}
 	return waitHTTP(ctx, p, insecureClient, "https://127.0.0.1:"+port+"/healthz", "")
 }
 
-func (c *Cluster) startScheduler(ctx context.Context, port string) error {
-	p, err := c.run("kube-scheduler",
+func (c *Cluster) startScheduler(ctx context.Context, port string, opt Options) error {
+	p, err := c.run("kube-scheduler", append(opt.gates(),
 		"--kubeconfig="+c.Kubeconfig,
 		"--authentication-kubeconfig="+c.Kubeconfig, "--authorization-kubeconfig="+c.Kubeconfig,
 		"--bind-address=127.0.0.1", "--secure-port="+port,
-		"--leader-elect=false", "--profiling=false")
+		"--leader-elect=false", "--profiling=false")...)
 	if err != nil {
 		return err
 	}
 	return waitHTTP(ctx, p, insecureClient, "https://127.0.0.1:"+port+"/healthz", "")
+}
+
+// gates are the --feature-gates every component takes alike.
+func (o Options) gates() []string {
+	if len(o.FeatureGates) == 0 {
+		return nil
+	}
+	return []string{"--feature-gates=" + strings.Join(o.FeatureGates, ",")}
 }
 
 // startKwok runs kwok on the nodes annotated kwok.x-k8s.io/node=fake, as the
