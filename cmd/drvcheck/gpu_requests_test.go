@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -64,6 +65,16 @@ func TestGPURequestsAgainstWhatNodesOffer(t *testing.T) {
 		// applies, whatever the labels still count.
 		{[]string{"mig-single-pending.yaml"}, map[string][]string{"Pod/default/four-slices": {
 			"Insufficient nvidia.com/gpu (have 2)", "ask for at most 2 nvidia.com/gpu per pod"}}},
+		// A custom mig-parted config (the MIG page's five-1g-one-2g): the
+		// node will offer 5 1g.10gb and 1 2g.20gb, and only the
+		// ConfigMap's configs can repartition it.
+		{[]string{"mig-custom-config.yaml"}, map[string][]string{
+			"Pod/default/six-one-g": {"Insufficient nvidia.com/mig-1g.10gb (have 5)"},
+			"Pod/default/three-g": {"Insufficient nvidia.com/mig-3g.40gb (have 0)",
+				"no config of the MIG manager's ConfigMap gpu-operator/custom-mig-config gives the admitted nodes' GPUs 3g.40gb"},
+			"Pod/default/whole": {"Insufficient nvidia.com/gpu (have 0)",
+				"nvidia.com/mig.config=all-disabled gives NVIDIA-H100-80GB-HBM3 GPUs whole (ConfigMap gpu-operator/custom-mig-config)"},
+		}},
 		// MIG single: 7 MIG devices as nvidia.com/gpu.
 		{[]string{"mig-single-a100.yaml"}, map[string][]string{"Pod/default/eight-slices": {
 			"Insufficient nvidia.com/gpu (have 7)", "ask for at most 7 nvidia.com/gpu per pod"}}},
@@ -114,6 +125,24 @@ func TestGPURequestsAgainstWhatNodesOffer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A custom mig-parted config mig-parted would not parse stops the run,
+// naming the ConfigMap and the config: the MIG manager fails on every
+// node that asks for one.
+func TestBadCustomMIGConfig(t *testing.T) {
+	data, err := os.ReadFile(gpuReqFile("mig-custom-config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(data), "          mig-enabled: false\n", "          mig-enabled: false\n          mig-devices: {\"1g.10gb\": 7}\n", 1)
+	path := filepath.Join(t.TempDir(), "bad.yaml")
+	writeFile(t, path, bad)
+	r := drv(t, "check", path)
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if r.code != exitError || lines[len(lines)-1] != "drvcheck: ConfigMap gpu-operator/custom-mig-config, config all-disabled, entry 0: mig-devices given with mig-enabled false" {
+		t.Errorf("exit %d\n%s", r.code, r.stderr)
 	}
 }
 

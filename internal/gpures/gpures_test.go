@@ -64,7 +64,7 @@ func TestOfferFromLabels(t *testing.T) {
 			"nvidia.com/mig-1g.5gb.count": "7", "nvidia.com/mig.config": "all-balanced", "nvidia.com/mig.config.state": "failed", "nvidia.com/mig.strategy": "mixed"},
 			map[corev1.ResourceName]int64{"nvidia.com/gpu": 0, "nvidia.com/mig-1g.5gb": 7}},
 	} {
-		o := OfferOf(&corev1.Node{ObjectMeta: metaWith(c.labels)})
+		o := OfferOf(&corev1.Node{ObjectMeta: metaWith(c.labels)}, nil)
 		if o.From != FromLabels || len(o.Resources) != len(c.want) {
 			t.Errorf("%s: %+v, want %v", name, o, c.want)
 			continue
@@ -75,7 +75,7 @@ func TestOfferFromLabels(t *testing.T) {
 			}
 		}
 	}
-	if o := OfferOf(&corev1.Node{}); o.Known() {
+	if o := OfferOf(&corev1.Node{}, nil); o.Known() {
 		t.Errorf("a node with neither status nor GFD labels: %+v", o)
 	}
 }
@@ -84,7 +84,7 @@ func TestOfferFromLabels(t *testing.T) {
 func TestOfferFromStatus(t *testing.T) {
 	n := &corev1.Node{ObjectMeta: metaWith(map[string]string{"nvidia.com/gpu.count": "8"})}
 	n.Status.Capacity = corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("0"), "nvidia.com/gpu.shared": resource.MustParse("16"), "cpu": resource.MustParse("64")}
-	o := OfferOf(n)
+	o := OfferOf(n, nil)
 	if o.From != FromAllocatable || o.Resources["nvidia.com/gpu"] != 0 || o.Resources["nvidia.com/gpu.shared"] != 16 || len(o.Resources) != 2 {
 		t.Errorf("%+v", o)
 	}

@@ -1,6 +1,7 @@
 package gpures
 
 import (
+	"maps"
 	"strconv"
 	"strings"
 
@@ -44,32 +45,31 @@ const (
 //     all-disabled) none is.
 //
 // Without nvidia.com/gpu.count nothing is known.
-func fromLabels(labels map[string]string) Offer {
+func fromLabels(labels map[string]string, mig *MIGConfigs) Offer {
 	if _, ok := labels[gpuPrefix+countSuffix]; !ok {
 		return Offer{}
 	}
 	o := Offer{Resources: map[corev1.ResourceName]int64{}, From: FromLabels}
 	if labels[MIGStrategy] == "single" {
-		if n, ok := singlePending(labels); ok {
+		if n, ok := singlePending(labels, mig); ok {
 			o.Resources[corev1.ResourceName(gpuPrefix)] = n
 			return o
 		}
 	}
 	if labels[MIGStrategy] == "mixed" {
-		if desired := pendingLayout(labels); desired != nil {
+		if desired, ok := pendingLayout(labels, mig); ok {
 			// The node is to be repartitioned (or its labels were edited
 			// to a new config): it will offer what the config makes.
-			gpus := number(labels[gpuPrefix+countSuffix])
-			for profile, n := range desired {
-				o.Resources[corev1.ResourceName(migPrefix+profile)] = n * gpus
+			for profile, n := range desired.profiles {
+				o.Resources[corev1.ResourceName(migPrefix+profile)] = n
 			}
-			o.Resources[corev1.ResourceName(gpuPrefix)] = 0
+			o.Resources[corev1.ResourceName(gpuPrefix)] = desired.whole
 			return o
 		}
 		for _, profile := range labelledProfiles(labels) {
 			o.add(labels, migPrefix+profile)
 		}
-		if len(o.Resources) > 0 && migOnEveryGPU(labels[MIGConfig]) {
+		if len(o.Resources) > 0 && migOnEveryGPU(labels, mig) {
 			o.Resources[corev1.ResourceName(gpuPrefix)] = 0
 			return o
 		}
@@ -108,35 +108,59 @@ func (o Offer) add(labels map[string]string, base string) {
 	o.Resources[corev1.ResourceName(name)] += devices
 }
 
-// pendingLayout is the layout per GPU of the node's nvidia.com/mig.config
+// pendingLayout is what the node's nvidia.com/mig.config makes of it
 // when the node does not have it yet: mig-manager says pending or
 // rebooting (mig-parted pkg/mig/reconfigure/reconfigure.go:158, 184-203),
 // or the MIG profiles labelled are not the config's (a pull request that
-// sets a new config on its nodes). Nil when the labels are the layout,
+// sets a new config on its nodes). False when the labels are the layout,
 // mig-manager failed (the old layout stays), or the config or the model
-// is not one drvcheck knows (mig.go).
-func pendingLayout(labels map[string]string) map[string]int64 {
+// is not one drvcheck knows (desiredLayout).
+func pendingLayout(labels map[string]string, mig *MIGConfigs) (nodeMIG, bool) {
 	state := labels[MIGConfigState]
 	if state == "failed" {
-		return nil
+		return nodeMIG{}, false
 	}
-	desired := MIGLayout(labels[gpuPrefix+productSuffix], labels[MIGConfig])
-	if desired == nil {
-		return nil
+	desired, ok := desiredLayout(labels, mig)
+	if !ok {
+		return nodeMIG{}, false
 	}
 	if state == "pending" || state == "rebooting" {
-		return desired
+		return desired, true
 	}
 	labelled := labelledProfiles(labels)
-	if len(labelled) != len(desired) {
-		return desired
+	if len(labelled) != len(desired.profiles) {
+		return desired, true
 	}
 	for _, profile := range labelled {
-		if _, ok := desired[profile]; !ok {
-			return desired
+		if _, ok := desired.profiles[profile]; !ok {
+			return desired, true
 		}
 	}
-	return nil
+	return nodeMIG{}, false
+}
+
+// desiredLayout is what the node's nvidia.com/mig.config makes of its
+// GPUs: a config of the custom mig-parted ConfigMap when the inputs hold
+// one (it replaces the operator's), else one of the operator's configs
+// that partition every GPU alike (MIGLayout).
+func desiredLayout(labels map[string]string, mig *MIGConfigs) (nodeMIG, bool) {
+	config, product := labels[MIGConfig], labels[gpuPrefix+productSuffix]
+	gpus := number(labels[gpuPrefix+countSuffix])
+	if mig != nil {
+		return mig.nodeLayout(config, product, gpus)
+	}
+	per := MIGLayout(product, config)
+	if per == nil {
+		return nodeMIG{}, false
+	}
+	out := nodeMIG{profiles: map[string]int64{}}
+	for profile, n := range per {
+		out.profiles[profile] = n * gpus
+	}
+	for range min(gpus, maxGPUs) {
+		out.single = append(out.single, per)
+	}
+	return out, true
 }
 
 // singlePending is what nvidia.com/gpu will count under the single MIG
@@ -149,33 +173,44 @@ func pendingLayout(labels map[string]string) map[string]int64 {
 // The node's GPUs are its count, or under MIG now its count over what
 // the operator's all-<profile> config gives one GPU. False when the
 // config, the model or the present layout is not one drvcheck knows.
-func singlePending(labels map[string]string) (int64, bool) {
+func singlePending(labels map[string]string, mig *MIGConfigs) (int64, bool) {
 	config, product := labels[MIGConfig], labels[gpuPrefix+productSuffix]
 	if config == "" || labels[MIGConfigState] == "failed" {
 		return 0, false
 	}
-	want, ok := singleTarget(product, config)
+	_, current, _ := strings.Cut(product, "-MIG-") // "" no MIG, a profile, or INVALID
+	gpus, ok := physicalGPUs(labels, product, current)
 	if !ok {
 		return 0, false
 	}
-	_, current, _ := strings.Cut(product, "-MIG-") // "" no MIG, a profile, or INVALID
+	want, ok := singleTarget(product, config, gpus, mig)
+	if !ok {
+		return 0, false
+	}
 	state := labels[MIGConfigState]
 	if state != "pending" && state != "rebooting" && current == want.suffix {
 		return 0, false
 	}
+	return gpus * want.perGPU, true
+}
+
+// physicalGPUs is the node's GPUs under the single strategy: its count,
+// or under MIG of one profile its count over the devices the operator's
+// all-<profile> gives one GPU; false under -MIG-INVALID, where how many
+// GPUs is not labelled.
+func physicalGPUs(labels map[string]string, product, current string) (int64, bool) {
 	gpus := number(labels[gpuPrefix+countSuffix])
 	switch current {
 	case "":
+		return gpus, true
 	case "INVALID":
-		return 0, false // how many GPUs is not labelled
-	default:
-		per := MIGLayout(product, "all-"+current)[current]
-		if per == 0 || gpus%per != 0 {
-			return 0, false
-		}
-		gpus /= per
+		return 0, false
 	}
-	return gpus * want.perGPU, true
+	per := MIGLayout(product, "all-"+current)[current]
+	if per == 0 || gpus%per != 0 {
+		return 0, false
+	}
+	return gpus / per, true
 }
 
 // singleTarget is what a config of the operator's makes GFD label under
@@ -186,7 +221,14 @@ type singleLayout struct {
 	perGPU int64
 }
 
-func singleTarget(product, config string) (singleLayout, bool) {
+func singleTarget(product, config string, gpus int64, mig *MIGConfigs) (singleLayout, bool) {
+	if mig != nil {
+		layout, ok := mig.nodeLayout(config, product, gpus)
+		if !ok {
+			return singleLayout{}, false
+		}
+		return layout.singleTarget(gpus), true
+	}
 	switch config {
 	case "all-disabled":
 		return singleLayout{"", 1}, true
@@ -205,13 +247,42 @@ func singleTarget(product, config string) (singleLayout, bool) {
 	return singleLayout{"INVALID", 0}, true // all-balanced: more than one profile
 }
 
+// singleTarget is what GFD labels of a layout under the single strategy:
+// whole GPUs when none has MIG, one profile's devices when every GPU has
+// the same number of one profile, else INVALID (mig-strategy.go:182-242).
+func (l nodeMIG) singleTarget(gpus int64) singleLayout {
+	if l.whole == gpus {
+		return singleLayout{"", 1}
+	}
+	if int64(len(l.single)) != gpus || len(l.single[0]) != 1 {
+		return singleLayout{"INVALID", 0}
+	}
+	for _, per := range l.single {
+		if !maps.Equal(per, l.single[0]) {
+			return singleLayout{"INVALID", 0}
+		}
+	}
+	for profile, n := range l.single[0] {
+		if n > 0 {
+			return singleLayout{profile, n}
+		}
+	}
+	return singleLayout{"INVALID", 0}
+}
+
 func shared(strategy string) bool { return strategy == "time-slicing" || strategy == "mps" }
 
-// migOnEveryGPU says whether a mig-parted config of that name puts MIG
-// devices on every GPU: the operator's configs are all-<profile> and
-// all-balanced (assets/state-mig-manager/0400_configmap.yaml), and
-// all-disabled and all-enabled make none.
-func migOnEveryGPU(config string) bool {
+// migOnEveryGPU says whether the node's nvidia.com/mig.config puts MIG
+// devices on every GPU: the operator's configs all-<profile> and
+// all-balanced do (assets/state-mig-manager/0400_configmap.yaml), and
+// all-disabled and all-enabled make none; a custom config's entries say
+// (a name the custom ConfigMap lacks is read as the operator's would be).
+func migOnEveryGPU(labels map[string]string, mig *MIGConfigs) bool {
+	config := labels[MIGConfig]
+	if mig.Has(config) {
+		layout, ok := mig.nodeLayout(config, labels[gpuPrefix+productSuffix], number(labels[gpuPrefix+countSuffix]))
+		return ok && layout.whole == 0 && len(layout.profiles) > 0
+	}
 	return strings.HasPrefix(config, "all-") && config != "all-disabled" && config != "all-enabled"
 }
 

@@ -69,6 +69,25 @@ var migModels = []migModel{
 		[]migProfile{{"1g.6gb", 2}, {"2g.12gb", 1}}},
 }
 
+// migDeviceIDs are the PCI device IDs of each model, as the operator's
+// default mig-parted config filters them (assets/state-mig-manager/
+// 0400_configmap.yaml at v26.7.0, lines 114, 121, 360, 377, 386, 395-439), upper
+// case without 0x: what a custom config's device-filter names.
+var migDeviceIDs = map[string]string{
+	"20B010DE": "A100/A800 40GB", "20B110DE": "A100/A800 40GB", "20F110DE": "A100/A800 40GB", "20F610DE": "A100/A800 40GB",
+	"233010DE": "A100/A800/H100/H800 80GB", "233110DE": "A100/A800/H100/H800 80GB", "232210DE": "A100/A800/H100/H800 80GB",
+	"20B210DE": "A100/A800/H100/H800 80GB", "20B510DE": "A100/A800/H100/H800 80GB", "20F310DE": "A100/A800/H100/H800 80GB",
+	"20F510DE": "A100/A800/H100/H800 80GB", "232410DE": "A100/A800/H100/H800 80GB",
+	"232110DE": "H100/H800 NVL", "233A10DE": "H100/H800 NVL",
+	"234210DE": "GH200 96GB, H100 96GB, H20", "233D10DE": "GH200 96GB, H100 96GB, H20",
+	"20B610DE": "GH200 96GB, H100 96GB, H20", "232910DE": "GH200 96GB, H100 96GB, H20",
+	"234810DE": "GH200 144G",
+	"233510DE": "H200", "233B10DE": "H200",
+	"294110DE": "GB200",
+	"290110DE": "B200",
+	"20B710DE": "A30",
+}
+
 // migModelOf is the MIG model of a GFD product label (its -MIG- and
 // -SHARED suffixes off), or nil for a GPU without MIG drvcheck knows.
 func migModelOf(product string) *migModel {

@@ -71,8 +71,9 @@ func (o Offer) Key() string {
 // OfferOf is what n offers: its status when it has one, since the device
 // plugin's own count (allocatable) is what the scheduler compares with;
 // else what GPU Feature Discovery's labels say the device plugin
-// advertises (labels.go).
-func OfferOf(n *corev1.Node) Offer {
+// advertises (labels.go), its nvidia.com/mig.config read in mig when the
+// inputs hold a custom mig-parted config (nil without).
+func OfferOf(n *corev1.Node, mig *MIGConfigs) Offer {
 	if list := Allocatable(n); len(list) > 0 {
 		o := Offer{Resources: map[corev1.ResourceName]int64{}, From: FromAllocatable, Product: product(n.Labels)}
 		for name, q := range list {
@@ -82,7 +83,7 @@ func OfferOf(n *corev1.Node) Offer {
 		}
 		return o
 	}
-	o := fromLabels(n.Labels)
+	o := fromLabels(n.Labels, mig)
 	o.Product = product(n.Labels)
 	return o
 }

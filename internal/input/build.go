@@ -35,9 +35,10 @@ type Options struct {
 	// Operator is the GPU Operator's configuration; nil without one. It
 	// adds input.operator.
 	Operator *operator.Profile
-	// Sharing is the device plugin's configs the ClusterPolicy names,
-	// when the inputs hold them (SharingOf); nil without.
-	Sharing *gpures.Sharing
+	// GPU is the device plugin's and the MIG manager's configs the
+	// ClusterPolicy names, when the inputs hold them (ConfigsOf); nil
+	// without.
+	GPU *gpures.Configs
 }
 
 // Build returns the input document for inv, whose nodes' facts are facts
@@ -55,8 +56,8 @@ func Build(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog,
 		drainDoc  map[string]any
 		wg        sync.WaitGroup
 	)
-	wg.Go(func() { nodes = nodeEntries(inv, facts, cat) })
-	wg.Go(func() { workloads, claims = workload.Sections(inv, facts, opt.CUDA, opt.Sharing) })
+	wg.Go(func() { nodes = nodeEntries(inv, facts, cat, opt.GPU) })
+	wg.Go(func() { workloads, claims = workload.Sections(inv, facts, opt.CUDA, opt.GPU) })
 	if opt.Drain != nil {
 		wg.Go(func() { drainDoc = DrainSections(facts, opt.Drain, opt.Operator) })
 	}

@@ -13,7 +13,7 @@ import (
 
 // nodeEntries returns input.nodes: each node's facts, the pointers of the
 // labels its tag is made of, and whether its image exists.
-func nodeEntries(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog) []any {
+func nodeEntries(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog, cfg *gpures.Configs) []any {
 	out := make([]any, 0, len(inv.Nodes))
 	offers := map[string]map[string]any{} // one map for the nodes that offer the same
 	kernels := map[string][2]string{}     // the parts of each kernel, parsed once
@@ -25,7 +25,7 @@ func nodeEntries(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Ca
 			kernels[f.Kernel] = parts
 		}
 		fields := labelFields(f)
-		offer := gpures.OfferOf(n)
+		offer := gpures.OfferOf(n, cfg.MIGConfigs())
 		key := offer.Key()
 		resources, ok := offers[key]
 		if !ok {

@@ -15,7 +15,8 @@ import (
 // they hold what a reader has no need of), and a repository may hold one
 // ConfigMap more than once (a base and its overlay's output) without a
 // conflict drvcheck should refuse. What reads them: the device plugin's
-// sharing config the ClusterPolicy names (gpures.Sharing).
+// sharing config and the MIG manager's custom config the ClusterPolicy
+// names (gpures.Configs).
 func isConfigMap(o *load.Object) bool { return o.Kind == "ConfigMap" && o.APIVersion == "v1" }
 
 // decodeConfigMap is o as a ConfigMap, in its namespace; a field of the

@@ -41,8 +41,8 @@ type Inventory struct {
 	// Custom are custom resources with pod templates (GPU workload kinds).
 	Custom []*customObject
 	// ConfigMaps are a repository's ConfigMaps, read from files only
-	// (configmap.go): the device plugin's sharing config the
-	// ClusterPolicy names is one.
+	// (configmap.go): the device plugin's sharing config and the custom
+	// mig-parted config the ClusterPolicy names are among them.
 	ConfigMaps []*corev1.ConfigMap
 
 	// Objects counts every object read, including kinds no rule uses.

@@ -106,5 +106,16 @@ func (c *ClusterPolicy) DevicePluginConfig() (name, def string) {
 	return name, def
 }
 
+// MIGManagerConfig is spec.migManager.config.name: the custom mig-parted
+// ConfigMap the MIG manager applies instead of the operator's default
+// (clusterpolicy_types.go's MIGPartedConfigSpec, object_controls.go:
+// 2070-2091 at a22dbf671); "" for the default.
+func (c *ClusterPolicy) MIGManagerConfig() string {
+	mm, _ := c.Raw["migManager"].(map[string]any)
+	cfg, _ := mm["config"].(map[string]any)
+	name, _ := cfg["name"].(string)
+	return name
+}
+
 // KeepSpec keeps the whole spec as read (internal/inventory).
 func (d *NVIDIADriver) KeepSpec(spec map[string]any) { d.Raw = spec }

@@ -381,7 +381,7 @@ func convert(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalo
 func options(ctx context.Context, r *opened, compat string) (input.Options, error) {
 	opt := input.Options{Operator: r.profile}
 	var err error
-	if opt.Sharing, err = input.SharingOf(r.inv); err != nil {
+	if opt.GPU, err = input.ConfigsOf(r.inv); err != nil {
 		return opt, err
 	}
 	if r.engine.Custom() {

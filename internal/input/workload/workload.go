@@ -19,9 +19,9 @@ import (
 // facts are facts, with pol turning images into driver floors. They share
 // one reading of DRA: each claim's devices are derived and its selectors
 // evaluated once, for claims[] and for the workloads' claims_fit.
-func Sections(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, sharing *gpures.Sharing) (workloads, claims []any) {
+func Sections(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, cfg *gpures.Configs) (workloads, claims []any) {
 	d := newDRAFleet(inv, facts)
-	return workloadEntries(inv, facts, pol, d, sharing), claimEntries(d)
+	return workloadEntries(inv, facts, pol, d, cfg), claimEntries(d)
 }
 
 // workloadEntries returns input.workloads: for every workload (bare Pods and
@@ -29,9 +29,9 @@ func Sections(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, s
 // wrong there. Nodes are matched by class (sched), never one by one, and
 // every join that many workloads share is cached: placements by constraint
 // content, CUDA floors by image, label lookups by key.
-func workloadEntries(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, d *draFleet, sharing *gpures.Sharing) []any {
+func workloadEntries(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, d *draFleet, cfg *gpures.Configs) []any {
 	ws := inv.Workloads()
-	c := newWorkloadFacts(inv, facts, ws, pol, d, sharing)
+	c := newWorkloadFacts(inv, facts, ws, pol, d, cfg)
 	c.gangs = c.gpu.Gangs(ws)
 	out := make([]any, 0, len(ws))
 	for _, w := range ws {
@@ -75,7 +75,7 @@ func fleetKeys() sched.Keys {
 	return k
 }
 
-func newWorkloadFacts(inv *inventory.Inventory, facts *nodefacts.Set, ws []*inventory.Workload, pol cuda.Policy, d *draFleet, sharing *gpures.Sharing) *workloadFacts {
+func newWorkloadFacts(inv *inventory.Inventory, facts *nodefacts.Set, ws []*inventory.Workload, pol cuda.Policy, d *draFleet, cfg *gpures.Configs) *workloadFacts {
 	fleet := sched.NewFleet(inv.Nodes, fleetKeys())
 	c := &workloadFacts{
 		fleet:       fleet,
@@ -91,7 +91,7 @@ func newWorkloadFacts(inv *inventory.Inventory, facts *nodefacts.Set, ws []*inve
 		classFacts:  map[*sched.Class]classFacts{},
 		olderNodes:  map[olderKey]olderNodes{},
 		messages:    map[*sched.Placement]map[string]any{},
-		gpu:         gpufit.New(fleet, inv.Pods, sharing),
+		gpu:         gpufit.New(fleet, inv.Pods, cfg),
 		dra:         d,
 	}
 	for _, w := range ws {

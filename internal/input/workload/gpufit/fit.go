@@ -72,7 +72,7 @@ func (j *Judge) fitOf(p *sched.Placement, reqs, most []gpures.Request) fit {
 // a resource, the most one container asks of each: the plugin's Allocate
 // judges each container alone. Nil otherwise, as for most pods.
 func (j *Judge) containerMost(spec *corev1.PodSpec, reqs []gpures.Request) []gpures.Request {
-	if j.sharing == nil || !slices.ContainsFunc(reqs, func(r gpures.Request) bool { return r.Value > 1 }) {
+	if j.configs == nil || j.configs.Sharing == nil || !slices.ContainsFunc(reqs, func(r gpures.Request) bool { return r.Value > 1 }) {
 		return nil
 	}
 	most := gpures.ContainerMost(spec)
@@ -192,7 +192,7 @@ func (j *Judge) fitFix(reqs []gpures.Request, offered map[corev1.ResourceName]in
 			return fmt.Sprintf("ask for %s: %d (the admitted nodes offer their GPUs under that name, %d per node; %s)", alt, r.Value, n, renameWhy(r.Name, alt))
 		}
 		if profiles := migProfiles(offered); len(profiles) > 0 && isMIGOrGPU(r.Name) {
-			how := repartition(r.Name, products)
+			how := repartition(r.Name, products, j.configs.MIGConfigs())
 			sep := ", or "
 			if strings.HasPrefix(how, "no admitted") {
 				sep = "; "
@@ -200,7 +200,7 @@ func (j *Judge) fitFix(reqs []gpures.Request, offered map[corev1.ResourceName]in
 			return fmt.Sprintf("ask for one of the MIG devices the admitted nodes offer (%s)%s%s", strings.Join(profiles, ", "), sep, how)
 		}
 		if strings.HasPrefix(string(r.Name), "nvidia.com/mig-") && len(products) > 0 {
-			return repartition(r.Name, products)
+			return repartition(r.Name, products, j.configs.MIGConfigs())
 		}
 		if n := offered[r.Name]; n > 0 {
 			return fmt.Sprintf("ask for at most %d %s per pod (the most an admitted node has), or admit nodes with %d%s", n, r.Name, r.Value, j.elsewhere(r, p))
@@ -212,8 +212,12 @@ func (j *Judge) fitFix(reqs []gpures.Request, offered map[corev1.ResourceName]in
 
 // repartition says which nvidia.com/mig.config gives the admitted nodes'
 // GPUs what name asks (all-disabled for whole GPUs), or that their model
-// has no such profile (gpures.MIGConfigFor).
-func repartition(name corev1.ResourceName, products map[string]bool) string {
+// has no such profile (gpures.MIGConfigFor). With a custom mig-parted
+// config only its configs can be applied (customRepartition).
+func repartition(name corev1.ResourceName, products map[string]bool, custom *gpures.MIGConfigs) string {
+	if custom != nil {
+		return customRepartition(name, products, custom)
+	}
 	if name == "nvidia.com/gpu" {
 		return "set nvidia.com/mig.config=all-disabled on the nodes to offer whole GPUs"
 	}
@@ -235,6 +239,34 @@ func repartition(name corev1.ResourceName, products map[string]bool) string {
 		return "no admitted node's GPU can offer it: " + strings.Join(lacks, "; ")
 	}
 	return "set nvidia.com/mig.config on the nodes to a layout with " + profile
+}
+
+// customRepartition names the custom config that gives the products'
+// GPUs what name asks, or says that none of its configs does: the
+// operator's own all-<profile> configs are not mounted beside it.
+func customRepartition(name corev1.ResourceName, products map[string]bool, custom *gpures.MIGConfigs) string {
+	profile, whole := strings.CutPrefix(string(name), "nvidia.com/mig-")
+	whole = !whole
+	var ways []string
+	for _, product := range slices.Sorted(maps.Keys(products)) {
+		if whole {
+			if config := custom.Disabling(product); config != "" {
+				ways = append(ways, fmt.Sprintf("nvidia.com/mig.config=%s gives %s GPUs whole", config, product))
+			}
+			continue
+		}
+		if config, n := custom.ConfigFor(product, profile); config != "" {
+			ways = append(ways, fmt.Sprintf("nvidia.com/mig.config=%s gives each %s GPU %d", config, product, n))
+		}
+	}
+	if len(ways) > 0 {
+		return "repartition them: " + strings.Join(ways, "; ") + " (" + custom.Source() + ")"
+	}
+	what := profile
+	if whole {
+		what = "whole GPUs"
+	}
+	return fmt.Sprintf("no config of the MIG manager's %s gives the admitted nodes' GPUs %s: add one, as the operator's default configs are not used beside it", custom.Source(), what)
 }
 
 // elsewhere names how many nodes outside the pod's constraints would hold
@@ -327,8 +359,7 @@ func (j *Judge) offerOf(n *corev1.Node) gpures.Offer {
 	if o, ok := j.nodeOffers[n]; ok {
 		return o
 	}
-	o := gpures.OfferOf(n)
-	o.OneEach, o.Why = j.sharing.OneEach(n.Labels)
+	o := j.configs.Offer(n)
 	j.nodeOffers[n] = o
 	return o
 }

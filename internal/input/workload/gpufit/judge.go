@@ -18,14 +18,14 @@ type Judge struct {
 	offers     map[*sched.Class][]offerGroup
 	nodeOffers map[*corev1.Node]gpures.Offer
 	bound      map[string][]boundPod // by node, made on first use
-	sharing    *gpures.Sharing       // the device plugin's configs; nil when not among the inputs
+	configs    *gpures.Configs       // the device plugin's and MIG manager's; nil when not among the inputs
 }
 
 // New is a judge of the workloads placed on fleet, pods being the pods
 // read.
-func New(fleet *sched.Fleet, pods []*corev1.Pod, sharing *gpures.Sharing) *Judge {
+func New(fleet *sched.Fleet, pods []*corev1.Pod, configs *gpures.Configs) *Judge {
 	return &Judge{
-		sharing:    sharing,
+		configs:    configs,
 		fleet:      fleet,
 		pods:       pods,
 		fits:       map[fitKey]fit{},
