@@ -1,12 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/drvcheck/drvcheck/internal/testcluster"
 	"github.com/drvcheck/drvcheck/policy"
@@ -75,6 +80,14 @@ func TestGPURequestsAgainstWhatNodesOffer(t *testing.T) {
 			"Pod/default/whole": {"Insufficient nvidia.com/gpu (have 0)",
 				"nvidia.com/mig.config=all-disabled gives NVIDIA-H100-80GB-HBM3 GPUs whole (ConfigMap gpu-operator/custom-mig-config)"},
 		}},
+		// NVIDIA's DRA driver instead of the device plugin: its
+		// DeviceClass maps nvidia.com/gpu to its devices (8 H100s), which
+		// the scheduler allocates where the node lists none.
+		{[]string{"dra-extended-resource.yaml", "dra-extended-resource-nodes.yaml"}, map[string][]string{
+			"Pod/default/sixteen-gpus": {"Insufficient nvidia.com/gpu (have 8)"}}},
+		{[]string{"dra-extended-resource-nodes.yaml"}, map[string][]string{
+			"Pod/default/eight-gpus":   {"Insufficient nvidia.com/gpu (have 0)"},
+			"Pod/default/sixteen-gpus": {"Insufficient nvidia.com/gpu (have 0)"}}},
 		// MIG single: 7 MIG devices as nvidia.com/gpu.
 		{[]string{"mig-single-a100.yaml"}, map[string][]string{"Pod/default/eight-slices": {
 			"Insufficient nvidia.com/gpu (have 7)", "ask for at most 7 nvidia.com/gpu per pod"}}},
@@ -228,6 +241,55 @@ func TestDRAClaimsLive(t *testing.T) {
 	kubectl(t, c, "delete", "resourceslice", "dra-node-gpu.nvidia.com")
 	kubectl(t, c, "apply", "-f", gpuReqFile("dra-live-slice-h100.yaml"))
 	assertClaimFinding(t, "H100 slice", drvJSON(t, "scan", kc).byRule("DRV015"), nil)
+}
+
+// The DRA extended resource live, on the control plane, against its real
+// scheduler: NVIDIA's DeviceClass mapping nvidia.com/gpu, a node whose
+// status lists no GPU and a ResourceSlice of two H100s. A pod of 2 GPUs:
+// no finding, and the scheduler binds it (allocating the devices through
+// a claim of its own); a pod of 3: DRV015 (have 2), and the scheduler
+// leaves it Pending.
+func TestDRAExtendedResourceLive(t *testing.T) {
+	c := testcluster.Start(t, testcluster.Options{})
+	dir := t.TempDir()
+	kubectl(t, c, "create", "namespace", "ml")
+	kubectl(t, c, "apply", "-f", gpuReqFile("dra-extended-resource.yaml"))
+	node := "apiVersion: v1\nkind: Node\nmetadata:\n  name: dra-node\n  annotations: {kwok.x-k8s.io/node: fake}\n  labels: {nvidia.com/gpu.present: \"true\"}\n" +
+		"status:\n  allocatable: {cpu: \"32\", memory: 256Gi, pods: \"110\"}\n  capacity: {cpu: \"32\", memory: 256Gi, pods: \"110\"}\n"
+	writeFile(t, filepath.Join(dir, "node.yaml"), node)
+	kubectl(t, c, "apply", "-f", filepath.Join(dir, "node.yaml"))
+	kubectl(t, c, "apply", "-f", gpuReqFile("dra-live-slice-h100.yaml"))
+	waitNodesReady(t, c, 1)
+	var pods strings.Builder
+	for name, n := range map[string]int{"two-gpus": 2, "three-gpus": 3} {
+		fmt.Fprintf(&pods, "apiVersion: v1\nkind: Pod\nmetadata: {name: %s, namespace: ml}\nspec:\n  terminationGracePeriodSeconds: 0\n  containers: [{name: c, image: registry.example.com/c:1, resources: {limits: {nvidia.com/gpu: %d}}}]\n---\n", name, n)
+	}
+	writeFile(t, filepath.Join(dir, "pods.yaml"), pods.String())
+	kubectl(t, c, "apply", "-f", filepath.Join(dir, "pods.yaml"))
+
+	fs := drvJSON(t, "scan", "--kubeconfig="+c.Kubeconfig).byRule("DRV015")
+	if len(fs) != 1 || fs[0].Object.String() != "Pod/ml/three-gpus" || !strings.Contains(fs[0].Message, "Insufficient nvidia.com/gpu (have 2)") {
+		t.Errorf("drvcheck: %+v", fs)
+	}
+	waitFor(t, "the scheduler's answer on both pods", func(ctx context.Context) (bool, error) {
+		two, err := c.Client.CoreV1().Pods("ml").Get(ctx, "two-gpus", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		three, err := c.Client.CoreV1().Pods("ml").Get(ctx, "three-gpus", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if two.Spec.NodeName != "dra-node" {
+			return false, fmt.Errorf("two-gpus is not bound to dra-node: %v", two.Status.Conditions)
+		}
+		for _, cond := range three.Status.Conditions {
+			if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && cond.Reason == corev1.PodReasonUnschedulable {
+				return three.Spec.NodeName == "", nil
+			}
+		}
+		return false, fmt.Errorf("three-gpus: %v", three.Status.Conditions)
+	})
 }
 
 // A gang that fills its pool (lws-vllm.yaml with a fourth node) under the

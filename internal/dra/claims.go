@@ -26,15 +26,20 @@ func Classes(read []*resourcev1.DeviceClass) map[string]Class {
 		out[c.Name] = c
 	}
 	for _, dc := range read {
-		c := Class{Name: dc.Name}
-		for _, s := range dc.Spec.Selectors {
-			if s.CEL != nil {
-				c.Selectors = append(c.Selectors, s.CEL.Expression)
-			}
-		}
-		out[dc.Name] = c
+		out[dc.Name] = classOf(dc)
 	}
 	return out
+}
+
+// classOf is a DeviceClass's CEL selectors.
+func classOf(dc *resourcev1.DeviceClass) Class {
+	c := Class{Name: dc.Name}
+	for _, s := range dc.Spec.Selectors {
+		if s.CEL != nil {
+			c.Selectors = append(c.Selectors, s.CEL.Expression)
+		}
+	}
+	return c
 }
 
 // Request is one device request of a claim: its class, selectors and

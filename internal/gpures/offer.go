@@ -13,6 +13,7 @@ import (
 const (
 	FromAllocatable = "allocatable" // status.allocatable (or capacity)
 	FromLabels      = "labels"      // GPU Feature Discovery's labels
+	FromDRA         = "dra"         // a DRA driver's devices alone (WithExtended)
 )
 
 // Offer is what a node offers of the GPU resources: each resource's count,
@@ -86,6 +87,31 @@ func OfferOf(n *corev1.Node, mig *MIGConfigs) Offer {
 	o := fromLabels(n.Labels, mig)
 	o.Product = product(n.Labels)
 	return o
+}
+
+// WithExtended is o with the GPU resources DRA gives the node through a
+// DeviceClass's extendedResourceName (inventory.ExtendedOffers): where o
+// has none of one, the scheduler leaves it to the DRA plugin, which
+// allocates that many of the class's devices (noderesources/fit.go:
+// 269-291 at v1.37.2). o is not changed.
+func (o Offer) WithExtended(ext map[corev1.ResourceName]int64) Offer {
+	if len(ext) == 0 {
+		return o
+	}
+	out := o
+	out.Resources = maps.Clone(o.Resources)
+	if out.Resources == nil {
+		out.Resources = map[corev1.ResourceName]int64{}
+	}
+	for name, n := range ext {
+		if out.Resources[name] == 0 {
+			out.Resources[name] = n
+		}
+	}
+	if out.From == "" {
+		out.From = FromDRA
+	}
+	return out
 }
 
 // product is the GPU model GFD names, its suffixes off.

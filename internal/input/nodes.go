@@ -17,6 +17,7 @@ func nodeEntries(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Ca
 	out := make([]any, 0, len(inv.Nodes))
 	offers := map[string]map[string]any{} // one map for the nodes that offer the same
 	kernels := map[string][2]string{}     // the parts of each kernel, parsed once
+	extended := inv.ExtendedOffers()
 	for i, n := range inv.Nodes {
 		f := facts.List()[i]
 		parts, ok := kernels[f.Kernel]
@@ -25,7 +26,7 @@ func nodeEntries(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Ca
 			kernels[f.Kernel] = parts
 		}
 		fields := labelFields(f)
-		offer := gpures.OfferOf(n, cfg.MIGConfigs())
+		offer := gpures.OfferOf(n, cfg.MIGConfigs()).WithExtended(extended[n.Name])
 		key := offer.Key()
 		resources, ok := offers[key]
 		if !ok {

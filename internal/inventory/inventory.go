@@ -60,8 +60,9 @@ type Inventory struct {
 	// gpu-operator chart from a chart repository (load.OperatorInstall).
 	OperatorInstalls []load.OperatorInstall
 
-	origins map[object.Ref]*load.Object
-	raw     []map[string]any
+	origins  map[object.Ref]*load.Object
+	raw      []map[string]any
+	extended *extended
 }
 
 // SkippedFile is a file read and skipped, and why.

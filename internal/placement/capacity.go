@@ -82,12 +82,16 @@ func (s *Sim) fits(p *drain.Pod, n *corev1.Node, self *corev1.Node) (bool, strin
 	}
 	for _, r := range g.gpu {
 		alloc := list[r.Name]
+		have := alloc.Value()
+		if have == 0 { // left to the DRA plugin (gpures.Offer.WithExtended)
+			have = s.m.extended[n.Name][r.Name]
+		}
 		k := useKey{n.Name, r.Name}
 		used := s.m.used.gpus.At(k) + s.usedDelta.gpus.At(k)
 		if leaving {
 			used -= r.Value
 		}
-		if used+r.Value > alloc.Value() {
+		if used+r.Value > have {
 			return false, "Insufficient " + string(r.Name)
 		}
 	}

@@ -44,7 +44,10 @@ type Model struct {
 	order    map[string]int
 	global   map[*sched.Placement][]int32 // eligible position -> model order
 	gpuNames []corev1.ResourceName        // every GPU resource a pod asks for
-	stamps   uint64                       // the last stamp of a node's change in any Sim (unfit)
+	// extended is, by node, what DRA gives as extended resources where
+	// the node's allocatable has none (inventory.ExtendedOffers).
+	extended map[string]map[corev1.ResourceName]int64
+	stamps   uint64 // the last stamp of a node's change in any Sim (unfit)
 	// Search keys, numbered (searchKeyOf).
 	keyIDs  map[noRoomKey]int32
 	keyList []noRoomKey
@@ -85,7 +88,8 @@ func groupOf(p *drain.Pod) *group {
 // the scheduler would pick (place). A malformed selector is an error
 // naming the object and where it was read.
 func New(inv *inventory.Inventory) (*Model, error) {
-	m := &Model{Unplaced: map[*drain.Pod]bool{}, unplacedWhy: map[*drain.Pod]string{}, namespaces: map[string]labels.Set{}}
+	m := &Model{Unplaced: map[*drain.Pod]bool{}, unplacedWhy: map[*drain.Pod]string{}, namespaces: map[string]labels.Set{},
+		extended: inv.ExtendedOffers()}
 	for _, ns := range inv.Namespaces {
 		l := labels.Set{corev1.LabelMetadataName: ns.Name}
 		for k, v := range ns.Labels {

@@ -113,6 +113,49 @@ spec:
 	}
 }
 
+// Under NVIDIA's DRA driver the node lists no nvidia.com/gpu; a
+// DeviceClass that maps it (extendedResourceName) gives a pod that asks
+// for it the node's devices of the class, as the scheduler's DRA plugin
+// does: a node of 2 GPUs, read from GFD's labels, takes 2 one-GPU pods.
+// Without the class the pods fit nowhere.
+func TestDRAExtendedResourceHoldsPods(t *testing.T) {
+	node := `apiVersion: v1
+kind: Node
+metadata: {name: a, labels: {nvidia.com/gpu.present: "true", nvidia.com/gpu.count: "2", nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}}
+status: {allocatable: {cpu: "8", pods: "110"}}`
+	class := `apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.nvidia.com}
+spec:
+  selectors: [{cel: {expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'"}}]
+  extendedResourceName: nvidia.com/gpu`
+	gpu := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: train, namespace: default}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: train}}
+  template:
+    metadata: {labels: {app: train}}
+    spec: {containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 1}}}]}`
+	for _, c := range []struct {
+		objs []string
+		want string
+	}{
+		{[]string{node, class, gpu}, "train-0@a train-1@a train-2@"},
+		{[]string{node, gpu}, "train-0..2@"}, // the unplaced copies are one pod of 3
+	} {
+		m := yamlModel(t, c.objs...)
+		var on []string
+		for _, p := range m.Pods {
+			on = append(on, fmt.Sprintf("%s@%s", p.Name, p.Node))
+		}
+		if got := strings.Join(on, " "); got != c.want {
+			t.Errorf("%d objects: placed %s, want %s", len(c.objs), got, c.want)
+		}
+	}
+}
+
 // A finished pod takes no room on its node: the scheduler no longer counts it.
 func TestFinishedPodsTakeNothing(t *testing.T) {
 	if holdsNode(corev1.PodSucceeded) || holdsNode(corev1.PodFailed) || !holdsNode(corev1.PodRunning) || !holdsNode(corev1.PodPending) {

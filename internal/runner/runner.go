@@ -269,14 +269,13 @@ func open(ctx context.Context, cfg Config, read Reader) (*opened, error) {
 // apply returns a copy of inv whose GPU nodes named by u are relabelled as
 // if they ran u.Driver; inv itself is left as read.
 func (u *Upgrade) apply(inv *inventory.Inventory) *inventory.Inventory {
-	c := *inv
-	c.Nodes = slices.Clone(inv.Nodes)
-	for i, n := range c.Nodes {
+	nodes := slices.Clone(inv.Nodes)
+	for i, n := range nodes {
 		if nodefacts.GPUBy(n.Labels) != "" && (len(u.Nodes) == 0 || slices.Contains(u.Nodes, n.Name)) {
-			c.Nodes[i] = nodefacts.Upgraded(n, u.Driver)
+			nodes[i] = nodefacts.Upgraded(n, u.Driver)
 		}
 	}
-	return &c
+	return inv.WithNodes(nodes)
 }
 
 // Evaluate reads the node facts once, builds the input document and

@@ -91,7 +91,7 @@ func newWorkloadFacts(inv *inventory.Inventory, facts *nodefacts.Set, ws []*inve
 		classFacts:  map[*sched.Class]classFacts{},
 		olderNodes:  map[olderKey]olderNodes{},
 		messages:    map[*sched.Placement]map[string]any{},
-		gpu:         gpufit.New(fleet, inv.Pods, cfg),
+		gpu:         gpufit.New(fleet, inv.Pods, cfg, inv.ExtendedOffers()),
 		dra:         d,
 	}
 	for _, w := range ws {

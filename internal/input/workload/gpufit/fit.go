@@ -359,7 +359,7 @@ func (j *Judge) offerOf(n *corev1.Node) gpures.Offer {
 	if o, ok := j.nodeOffers[n]; ok {
 		return o
 	}
-	o := j.configs.Offer(n)
+	o := j.configs.Offer(n).WithExtended(j.extended[n.Name])
 	j.nodeOffers[n] = o
 	return o
 }

@@ -17,15 +17,18 @@ type Judge struct {
 	fitEntries map[fitKey]map[string]any // gpu_fit of pods that fit, shared
 	offers     map[*sched.Class][]offerGroup
 	nodeOffers map[*corev1.Node]gpures.Offer
-	bound      map[string][]boundPod // by node, made on first use
-	configs    *gpures.Configs       // the device plugin's and MIG manager's; nil when not among the inputs
+	bound      map[string][]boundPod                    // by node, made on first use
+	configs    *gpures.Configs                          // the device plugin's and MIG manager's; nil when not among the inputs
+	extended   map[string]map[corev1.ResourceName]int64 // by node, what DRA gives as extended resources
 }
 
 // New is a judge of the workloads placed on fleet, pods being the pods
-// read.
-func New(fleet *sched.Fleet, pods []*corev1.Pod, configs *gpures.Configs) *Judge {
+// read, configs the GPU Operator's configs among the inputs and extended
+// what DRA gives each node as extended resources (by node name).
+func New(fleet *sched.Fleet, pods []*corev1.Pod, configs *gpures.Configs, extended map[string]map[corev1.ResourceName]int64) *Judge {
 	return &Judge{
 		configs:    configs,
+		extended:   extended,
 		fleet:      fleet,
 		pods:       pods,
 		fits:       map[fitKey]fit{},

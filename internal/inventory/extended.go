@@ -1,0 +1,60 @@
+package inventory
+
+import (
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/drvcheck/drvcheck/internal/dra"
+	"github.com/drvcheck/drvcheck/internal/gpures"
+)
+
+// extended is ExtendedOffers, derived once: the rules' document and the
+// drain model, which a run builds at the same time, both read it. The
+// field is made on first use under extendedMu, so that an Inventory stays
+// a plain value to copy (WithNodes).
+type extended struct {
+	offers map[string]map[corev1.ResourceName]int64
+}
+
+var extendedMu sync.Mutex
+
+// ExtendedOffers are, by node name, the GPU resources a DeviceClass among
+// the inputs maps as its extendedResourceName and how many devices of the
+// class the node holds (dra.ExtendedOffers): what the scheduler's DRA path
+// gives a pod that asks for the resource on a node whose allocatable has
+// none. The devices are a cluster's ResourceSlices, or from files those
+// NVIDIA's DRA driver would publish from the nodes' labels. Nil when no
+// class maps a GPU resource, as in most fleets.
+func (inv *Inventory) ExtendedOffers() map[string]map[corev1.ResourceName]int64 {
+	extendedMu.Lock()
+	defer extendedMu.Unlock()
+	if inv.extended == nil {
+		inv.extended = &extended{}
+		if mapped := dra.ExtendedClasses(inv.DeviceClasses, gpures.IsGPU); len(mapped) > 0 {
+			inv.extended.offers = dra.ExtendedOffers(mapped, inv.nodeDevices())
+		}
+	}
+	return inv.extended.offers
+}
+
+// WithNodes is a copy of inv with other nodes (relabelled ones, for an
+// upgrade's judgement), whose derived facts are derived anew.
+func (inv *Inventory) WithNodes(nodes []*corev1.Node) *Inventory {
+	c := *inv
+	c.Nodes = nodes
+	c.extended = nil
+	return &c
+}
+
+// nodeDevices are the devices each node publishes.
+func (inv *Inventory) nodeDevices() map[string][]dra.Device {
+	if inv.Live {
+		return dra.FromResourceSlices(inv.ResourceSlices)
+	}
+	out := make(map[string][]dra.Device, len(inv.Nodes))
+	for _, n := range inv.Nodes {
+		out[n.Name] = dra.FromNodeLabels(n)
+	}
+	return out
+}
