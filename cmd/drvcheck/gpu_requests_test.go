@@ -292,6 +292,55 @@ func TestDRAExtendedResourceLive(t *testing.T) {
 	})
 }
 
+// The device plugin's config live: the time-slicing fixture on the control
+// plane, its ConfigMap in the operator's namespace. The admin's scan reads
+// the ConfigMap the ClusterPolicy names and finds the pod the plugin would
+// refuse; deploy/rbac.yaml's ServiceAccount may not get it, says so, and
+// judges without it; with deploy/operator-configs-rbac.yaml it sees what
+// the admin sees.
+func TestOperatorConfigsLive(t *testing.T) {
+	c := testcluster.Start(t, testcluster.Options{})
+	ctx := context.Background()
+	kubectl(t, c, "apply", "-f", opFile("crds.yaml"))
+	kubectl(t, c, "wait", "--for=condition=established", "--timeout=60s", "crd/clusterpolicies.nvidia.com")
+	kubectl(t, c, "create", "namespace", "gpu-operator")
+	kubectl(t, c, "apply", "-f", gpuReqFile("timeslicing-fail-over-one.yaml"))
+	kubectl(t, c, "apply", "-f", filepath.Join("..", "..", "deploy", "rbac.yaml"))
+	sa, err := c.ServiceAccountKubeconfig(ctx, "drvcheck", "drvcheck")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := func(kubeconfig string) (result, []policy.Finding) {
+		r := drv(t, "scan", "--kubeconfig="+kubeconfig, "-o", "json")
+		var rep jsonReport
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatalf("%v\n%s", err, r.stderr)
+		}
+		return r, rep.byRule("DRV015")
+	}
+	r, fs := refused(c.Kubeconfig)
+	if len(fs) != 1 || fs[0].Object.String() != "Pod/default/two-replicas" ||
+		!strings.Contains(fs[0].Message, "UnexpectedAdmissionError") || !strings.Contains(fs[0].Message, "(ConfigMap gpu-operator/time-slicing-config-all, key any)") {
+		t.Errorf("admin: %+v\n%s", fs, r.stderr)
+	}
+	var saRun result
+	err = testcluster.Poll(ctx, "the reader's binding to be in force", func(context.Context) (bool, error) {
+		saRun, fs = refused(sa)
+		return saRun.code != exitError, nil
+	})
+	if err != nil || len(fs) != 0 || !strings.Contains(saRun.stderr, "forbidden to get ConfigMap gpu-operator/time-slicing-config-all (deploy/rbac.yaml's Role drvcheck-operator-configs grants it)") {
+		t.Errorf("without the Role: %v %+v\n%s", err, fs, saRun.stderr)
+	}
+	kubectl(t, c, "apply", "-f", filepath.Join("..", "..", "deploy", "operator-configs-rbac.yaml"))
+	err = testcluster.Poll(ctx, "the Role to be in force", func(context.Context) (bool, error) {
+		saRun, fs = refused(sa)
+		return len(fs) == 1 && !strings.Contains(saRun.stderr, "forbidden"), nil
+	})
+	if err != nil {
+		t.Errorf("with the Role: %v %+v\n%s", err, fs, saRun.stderr)
+	}
+}
+
 // A gang that fills its pool (lws-vllm.yaml with a fourth node) under the
 // chart's default upgrade policy: one node out at a time leaves room for 3
 // of its 4 pods, a warning (DRV029); without an operator profile there is

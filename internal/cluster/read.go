@@ -63,6 +63,9 @@ func (c *Client) Read(ctx context.Context, kinds []Kind, keepRaw bool) (*invento
 			}
 		}
 	}
+	if err := c.operatorConfigs(ctx, inv); err != nil {
+		return nil, err
+	}
 	return inv, nil
 }
 

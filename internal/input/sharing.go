@@ -11,7 +11,7 @@ import (
 // (spec.devicePlugin.config) and of the MIG manager
 // (spec.migManager.config) that the ClusterPolicies among the inputs name,
 // read from the ConfigMaps of those names the inputs hold; nil when there
-// are none (a live cluster's ConfigMaps are not read). A ConfigMap that
+// are none (live, cluster.Client gets them by name). A ConfigMap that
 // is no such config is an error naming it: the device plugin would not
 // start on its nodes, or the MIG manager would fail on them.
 func ConfigsOf(inv *inventory.Inventory) (*gpures.Configs, error) {

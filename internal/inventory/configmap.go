@@ -10,9 +10,10 @@ import (
 	"github.com/drvcheck/drvcheck/internal/load"
 )
 
-// A ConfigMap is read from files alone, and is no Kind of Kinds: a
-// cluster's are not listed (deploy/rbac.yaml grants no read of them, as
-// they hold what a reader has no need of), and a repository may hold one
+// A ConfigMap is read from files, and is no Kind of Kinds: a cluster's are
+// not listed (deploy/rbac.yaml grants no read of them, as they hold what a
+// reader has no need of; the two a ClusterPolicy names are got by name,
+// internal/cluster/configs.go), and a repository may hold one
 // ConfigMap more than once (a base and its overlay's output) without a
 // conflict drvcheck should refuse. What reads them: the device plugin's
 // sharing config and the MIG manager's custom config the ClusterPolicy

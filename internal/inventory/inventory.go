@@ -40,9 +40,9 @@ type Inventory struct {
 	ResourceSlices         []*resourcev1.ResourceSlice
 	// Custom are custom resources with pod templates (GPU workload kinds).
 	Custom []*customObject
-	// ConfigMaps are a repository's ConfigMaps, read from files only
-	// (configmap.go): the device plugin's sharing config and the custom
-	// mig-parted config the ClusterPolicy names are among them.
+	// ConfigMaps are a repository's ConfigMaps (configmap.go), or live
+	// the ones a ClusterPolicy names, got by name (cluster): the device
+	// plugin's sharing config and the custom mig-parted config.
 	ConfigMaps []*corev1.ConfigMap
 
 	// Objects counts every object read, including kinds no rule uses.
@@ -53,6 +53,9 @@ type Inventory struct {
 	// Unread are objects that look like kinds drvcheck reads but are not
 	// read (a removed apiVersion, a misspelt kind), by kind and version.
 	Unread []Unread
+	// Notes are what a live read could not get and the run goes on
+	// without, each one line (runner.WarnUnread prints them).
+	Notes []string
 	// SkippedFiles hold no Kubernetes object (Helm values, workflows,
 	// templates): they were skipped, not read.
 	SkippedFiles []SkippedFile

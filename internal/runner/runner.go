@@ -421,6 +421,9 @@ func WarnUnread(cfg Config, inv *inventory.Inventory) {
 	for _, u := range inv.Unread {
 		cfg.Warn(u.String())
 	}
+	for _, n := range inv.Notes {
+		cfg.Warn(n)
+	}
 	if n := len(inv.SkippedFiles); n > 0 {
 		first := inv.SkippedFiles[0]
 		cfg.Warn(fmt.Sprintf("skipped %d file(s) that hold no Kubernetes object (the first: %s: %s); --strict to fail", n, first.Path, first.Reason))
