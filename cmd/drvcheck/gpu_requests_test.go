@@ -70,6 +70,11 @@ func TestGPURequestsAgainstWhatNodesOffer(t *testing.T) {
 		// applies, whatever the labels still count.
 		{[]string{"mig-single-pending.yaml"}, map[string][]string{"Pod/default/four-slices": {
 			"Insufficient nvidia.com/gpu (have 2)", "ask for at most 2 nvidia.com/gpu per pod"}}},
+		// A gang on the same nodes: the MPS node fails its ranks at
+		// admission, the plain one holds 4 of 5.
+		{[]string{"mps-per-node.yaml", "mps-gang.yaml"}, map[string][]string{
+			"Deployment/default/pair":      {"1 node(s) fail the pod at admission"},
+			"PyTorchJob/default/mnist-mps": {"its 5 GPU pods", "hold 4 of them", "1 more fail them at admission (UnexpectedAdmissionError", "key mps10"}}},
 		// A custom mig-parted config (the MIG page's five-1g-one-2g): the
 		// node will offer 5 1g.10gb and 1 2g.20gb, and only the
 		// ConfigMap's configs can repartition it.

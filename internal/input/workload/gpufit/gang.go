@@ -51,6 +51,7 @@ type member struct {
 	w    *inventory.Workload
 	p    *sched.Placement
 	reqs []gpures.Request
+	most []gpures.Request // the most one container asks, when the device plugin may refuse it (containerMost)
 }
 
 // Gangs are workloads[].gang, on the first template of each object of
@@ -76,7 +77,8 @@ func (j *Judge) Gangs(ws []*inventory.Workload) map[*inventory.Workload]map[stri
 		if _, seen := byObject[w.Ref]; !seen {
 			order = append(order, w.Ref)
 		}
-		byObject[w.Ref] = append(byObject[w.Ref], member{w: w, p: j.fleet.Place(&w.Template.Spec), reqs: reqs})
+		byObject[w.Ref] = append(byObject[w.Ref], member{w: w, p: j.fleet.Place(&w.Template.Spec), reqs: reqs,
+			most: j.containerMost(&w.Template.Spec, reqs)})
 	}
 	out := map[*inventory.Workload]map[string]any{}
 	for _, ref := range order {
@@ -130,7 +132,7 @@ func (j *Judge) gang(ms []member, others int) map[string]any {
 			total[r.Name] += r.Value
 		}
 	}
-	free, known := j.gangNodes(ms)
+	free, refused, known := j.gangNodes(ms)
 	admitted := countOf(free)
 	placed := pack(free, wants, 0)
 	fits := placed == len(wants) || !known || admitted == 0
@@ -141,8 +143,8 @@ func (j *Judge) gang(ms []member, others int) map[string]any {
 		"window": []any{},
 	}
 	if !fits {
-		g["message"] = fmt.Sprintf("%s ask for %s in all and must run at once, but the %d node(s) their node affinity and tolerations admit hold %d of them (%s free on them)",
-			mustWords(must, pods), amounts(total), admitted, placed, amounts(only(sumAll(free), total)))
+		g["message"] = fmt.Sprintf("%s ask for %s in all and must run at once, but the %d node(s) their node affinity and tolerations admit hold %d of them (%s free on them)%s",
+			mustWords(must, pods), amounts(total), admitted, placed, amounts(only(sumAll(free), total)), refusedWords(refused))
 	} else if g["judged"].(bool) {
 		g["window"] = window(free, wants)
 	}
@@ -237,7 +239,9 @@ func sumAll(free []slot) map[corev1.ResourceName]int64 {
 // send it), by class and offer, and whether every such node's offer is
 // known. A node with pods bound to it is a slot of its own; the others
 // are counted, not walked, unless members disagree on where they go.
-func (j *Judge) gangNodes(ms []member) ([]slot, bool) {
+// refused counts the admitted nodes whose device plugin fails a member's
+// pods at admission, with why (refusesAny); they hold none.
+func (j *Judge) gangNodes(ms []member) ([]slot, refusal, bool) {
 	var sets []map[*corev1.Node]bool
 	for _, m := range ms[1:] {
 		if m.p != ms[0].p {
@@ -253,6 +257,7 @@ func (j *Judge) gangNodes(ms []member) ([]slot, bool) {
 		return true
 	}
 	var free []slot
+	var refused refusal
 	known := true
 	own := gangKey(ms[0].w)
 	bound := j.boundPods()
@@ -264,6 +269,9 @@ func (j *Judge) gangNodes(ms []member) ([]slot, bool) {
 			for _, g := range j.offersOf(v.Class) {
 				if !g.offer.Known() {
 					known = false
+					continue
+				}
+				if refused.add(g.offer, ms, g.nodes) {
 					continue
 				}
 				free = append(free, slot{free: g.offer.Resources, count: g.nodes})
@@ -279,10 +287,43 @@ func (j *Judge) gangNodes(ms []member) ([]slot, bool) {
 				known = false
 				continue
 			}
+			if refused.add(o, ms, 1) {
+				continue
+			}
 			free = append(free, slot{free: j.freeOn(n, o, ms[0].w.Ref, gangPodLabel[own]), count: 1})
 		}
 	}
-	return free, known
+	return free, refused, known
+}
+
+// refusal counts the nodes whose device plugin fails a gang member's pods
+// at admission (failRequestsGreaterThanOne, sharing.go): like nodes a
+// member's constraints do not admit, they hold none of the gang.
+type refusal struct {
+	nodes int
+	why   string
+}
+
+// add counts n nodes of offer o when o refuses some member, and says so.
+func (r *refusal) add(o gpures.Offer, ms []member, n int) bool {
+	for _, m := range ms {
+		if name, refused := o.Refuses(m.most); refused {
+			r.nodes += n
+			if r.why == "" {
+				r.why = fmt.Sprintf("a container asks for more than 1 %s, and %s", name, o.Why)
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// refusedWords is the message's note of the refused nodes, or "".
+func refusedWords(r refusal) string {
+	if r.nodes == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d more fail them at admission (UnexpectedAdmissionError: %s)", r.nodes, r.why)
 }
 
 func anyBound(nodes []*corev1.Node, bound map[string][]boundPod) bool {
