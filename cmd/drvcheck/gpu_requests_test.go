@@ -162,6 +162,25 @@ func TestBadCustomMIGConfig(t *testing.T) {
 	if r.code != exitError || lines[len(lines)-1] != "drvcheck: ConfigMap gpu-operator/custom-mig-config, config all-disabled, entry 0: mig-devices given with mig-enabled false" {
 		t.Errorf("exit %d\n%s", r.code, r.stderr)
 	}
+	// A name that is no string: the API server would refuse the
+	// ClusterPolicy.
+	writeFile(t, path, strings.Replace(string(data), "config: {name: custom-mig-config}", "config: {name: 12345}", 1))
+	r = drv(t, "check", path)
+	lines = strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if r.code != exitError || lines[len(lines)-1] != "drvcheck: ClusterPolicy/cluster-policy: spec.migManager.config.name must be a string, not 12345" {
+		t.Errorf("exit %d\n%s", r.code, r.stderr)
+	}
+	// The ConfigMap the ClusterPolicy names, not among the inputs: said,
+	// and its pending layout is unknown (no finding from the old labels),
+	// not the operator's defaults.
+	i := strings.Index(string(data), "apiVersion: v1\nkind: ConfigMap")
+	j := i + strings.Index(string(data)[i:], "---\n") + 4
+	writeFile(t, path, string(data)[:i]+string(data)[j:])
+	rep := drvJSON(t, "check", path)
+	r = drv(t, "check", path)
+	if fs := rep.byRule("DRV015"); len(fs) != 0 || !strings.Contains(r.stderr, "ClusterPolicy/cluster-policy names ConfigMap custom-mig-config (spec.migManager.config.name), which the inputs do not hold") {
+		t.Errorf("%+v\n%s", fs, r.stderr)
+	}
 }
 
 func mapKeys(m map[string][]string) []string {

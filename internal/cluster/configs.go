@@ -30,10 +30,11 @@ const DefaultOperatorNamespace = "gpu-operator"
 func (c *Client) operatorConfigs(ctx context.Context, inv *inventory.Inventory) error {
 	var names []string
 	for _, cp := range inv.ClusterPolicies {
-		if name, _ := cp.DevicePluginConfig(); name != "" {
+		// A name that is no string is the run's error (input.ConfigsOf).
+		if name, _, err := cp.DevicePluginConfig(); err == nil && name != "" {
 			names = append(names, name)
 		}
-		if name := cp.MIGManagerConfig(); name != "" {
+		if name, err := cp.MIGManagerConfig(); err == nil && name != "" {
 			names = append(names, name)
 		}
 	}

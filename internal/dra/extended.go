@@ -27,12 +27,13 @@ import (
 // types.go, DeviceClassSpec.ExtendedResourceName).
 func ExtendedClasses(read []*resourcev1.DeviceClass, keep func(corev1.ResourceName) bool) map[corev1.ResourceName]*resourcev1.DeviceClass {
 	out := map[corev1.ResourceName]*resourcev1.DeviceClass{}
+	j := NewJudge(nil, nil, "")
 	for _, dc := range read {
 		if dc.Spec.ExtendedResourceName == nil {
 			continue
 		}
 		name := corev1.ResourceName(*dc.Spec.ExtendedResourceName)
-		if !keep(name) {
+		if !keep(name) || refusedClass(j, dc) {
 			continue
 		}
 		if old, ok := out[name]; !ok || later(dc, old) {
@@ -40,6 +41,18 @@ func ExtendedClasses(read []*resourcev1.DeviceClass, keep func(corev1.ResourceNa
 		}
 	}
 	return out
+}
+
+// refusedClass says whether the API server would refuse the class for a
+// selector (Judge.refused): such a class is never created, so it maps
+// nothing and does not hide a valid class of the same name.
+func refusedClass(j *Judge, dc *resourcev1.DeviceClass) bool {
+	for _, expr := range classOf(dc).Selectors {
+		if j.refused(expr) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // later says whether a wins over b for one extended resource name.
@@ -50,23 +63,20 @@ func later(a, b *resourcev1.DeviceClass) bool {
 	return a.Name < b.Name
 }
 
-// ExtendedOffers are, by node, how many devices of each mapped class the
-// node's devices hold: what the DRA plugin can give a pod that asks for
+// ExtendedOffers are, by node, how many devices of each class mapped
+// (ExtendedClasses: selectors the API server accepts) the node's devices
+// hold: what the DRA plugin can give a pod that asks for
 // the class's extended resource there. Nil when no class maps one.
 func ExtendedOffers(mapped map[corev1.ResourceName]*resourcev1.DeviceClass, byNode map[string][]Device) map[string]map[corev1.ResourceName]int64 {
 	if len(mapped) == 0 {
 		return nil
 	}
-	usable := map[corev1.ResourceName]*resourcev1.DeviceClass{}
 	var read []*resourcev1.DeviceClass
-	for name, dc := range mapped {
-		if !tooLong(classOf(dc)) { // the API server refuses a longer one: no devices to give
-			usable[name] = dc
-			read = append(read, dc)
-		}
+	for _, dc := range mapped {
+		read = append(read, dc)
 	}
 	j := NewJudge(classesOnly(read), nil, "")
-	names := mapKeys(usable)
+	names := mapKeys(mapped)
 	slices.Sort(names)
 	out := map[string]map[corev1.ResourceName]int64{}
 	seen := map[string]map[corev1.ResourceName]int64{} // by the node's devices, counted once
@@ -83,7 +93,7 @@ func ExtendedOffers(mapped map[corev1.ResourceName]*resourcev1.DeviceClass, byNo
 		if !ok {
 			counts = map[corev1.ResourceName]int64{}
 			for _, name := range names {
-				n, _ := j.count(group{devices: devs, keys: keys}, Request{Class: usable[name].Name})
+				n, _ := j.count(group{devices: devs, keys: keys}, Request{Class: mapped[name].Name})
 				counts[name] = int64(n)
 			}
 			seen[k] = counts
@@ -91,17 +101,6 @@ func ExtendedOffers(mapped map[corev1.ResourceName]*resourcev1.DeviceClass, byNo
 		out[node] = counts
 	}
 	return out
-}
-
-// tooLong says whether a selector is longer than the API server accepts,
-// so that a repository's cannot cost the run more than it would.
-func tooLong(c Class) bool {
-	for _, s := range c.Selectors {
-		if len(s) > resourcev1.CELSelectorExpressionMaxLength {
-			return true
-		}
-	}
-	return false
 }
 
 // classesOnly are the classes read, without NVIDIA's defaults.

@@ -32,6 +32,11 @@ func TestExtendedOffers(t *testing.T) {
 		{[]*resourcev1.DeviceClass{mappingClass("gpu.nvidia.com", "nvidia.com/gpu", gpu, t0)}, "gpu.nvidia.com", 8},
 		{[]*resourcev1.DeviceClass{mappingClass("gpu.nvidia.com", "nvidia.com/gpu", gpu, t0), mappingClass("a100s", "nvidia.com/gpu", a100, t0.Add(time.Hour))}, "a100s", 0},
 		{[]*resourcev1.DeviceClass{mappingClass("zz", "nvidia.com/gpu", gpu, t0), mappingClass("a100s", "nvidia.com/gpu", a100, t0)}, "a100s", 0},
+		// Classes the API server refuses (a selector that does not
+		// compile, one too costly) are never created: the valid one maps.
+		{[]*resourcev1.DeviceClass{mappingClass("gpu.nvidia.com", "nvidia.com/gpu", gpu, t0),
+			mappingClass("broken", "nvidia.com/gpu", "device.driver == ", t0.Add(time.Hour)),
+			mappingClass("costly", "nvidia.com/gpu", "[0,1,2,3,4,5,6,7,8,9].all(x, [0,1,2,3,4,5,6,7,8,9].all(y, [0,1,2,3,4,5,6,7,8,9].all(z, device.attributes['gpu.nvidia.com'].productName.matches(string(x) + string(y) + string(z)))))", t0.Add(2*time.Hour))}, "gpu.nvidia.com", 8},
 	} {
 		mapped := ExtendedClasses(c.classes, all)
 		if got := mapped["nvidia.com/gpu"]; got == nil || got.Name != c.want {

@@ -88,13 +88,8 @@ func (j *Judge) Claim(reqs []Request) Verdict {
 	}
 	for _, r := range reqs {
 		for _, expr := range j.exprs(r) {
-			if len(expr) > resourcev1.CELSelectorExpressionMaxLength {
-				// The API server refuses it (resource/v1 types.go); a
-				// repository's must not cost the run more than it would.
-				return Verdict{Message: fmt.Sprintf("request %s: a selector of %d bytes, longer than the API server accepts (%d)", r.Name, len(expr), resourcev1.CELSelectorExpressionMaxLength), Field: r.Field}
-			}
-			if c := j.compile(expr); c.Error != nil {
-				return Verdict{Message: fmt.Sprintf("request %s: its selector does not compile: %s", r.Name, c.Error.Detail), Field: r.Field}
+			if why := j.refused(expr); why != "" {
+				return Verdict{Message: fmt.Sprintf("request %s: %s", r.Name, why), Field: r.Field}
 			}
 		}
 	}
@@ -216,6 +211,25 @@ func (j *Judge) match(key string, d dracel.Device, expr string) matchResult {
 	}
 	j.matches[mk] = m
 	return m
+}
+
+// refused says why the API server would refuse a selector, "" when it
+// would not: longer than it accepts (resource/v1 types.go), not
+// compiling, or of a worst-case cost above CELSelectorExpressionMaxCost
+// (pkg/apis/resource/validation/validation.go:420-433 at v1.37.2). A
+// repository's selector must not cost the run more than it would.
+func (j *Judge) refused(expr string) string {
+	if len(expr) > resourcev1.CELSelectorExpressionMaxLength {
+		return fmt.Sprintf("a selector of %d bytes, longer than the API server accepts (%d)", len(expr), resourcev1.CELSelectorExpressionMaxLength)
+	}
+	c := j.compile(expr)
+	switch {
+	case c.Error != nil:
+		return "its selector does not compile: " + c.Error.Detail
+	case c.MaxCost > resourcev1.CELSelectorExpressionMaxCost:
+		return fmt.Sprintf("its selector is too complex: a worst-case cost of %d, above the API server's limit (%d)", c.MaxCost, resourcev1.CELSelectorExpressionMaxCost)
+	}
+	return ""
 }
 
 func (j *Judge) compile(expr string) dracel.CompilationResult {

@@ -44,7 +44,8 @@ const (
 //     118-124): with a mig.config of MIG devices on every GPU (all-*, bar
 //     all-disabled) none is.
 //
-// Without nvidia.com/gpu.count nothing is known.
+// Without nvidia.com/gpu.count nothing is known, nor while mig-manager
+// applies a config whose layout drvcheck does not know.
 func fromLabels(labels map[string]string, mig *MIGConfigs) Offer {
 	if _, ok := labels[gpuPrefix+countSuffix]; !ok {
 		return Offer{}
@@ -54,6 +55,9 @@ func fromLabels(labels map[string]string, mig *MIGConfigs) Offer {
 		if n, ok := singlePending(labels, mig); ok {
 			o.Resources[corev1.ResourceName(gpuPrefix)] = n
 			return o
+		}
+		if reconfiguring(labels) {
+			return Offer{} // to a layout drvcheck does not know: the labels are the old one's
 		}
 	}
 	if labels[MIGStrategy] == "mixed" {
@@ -66,6 +70,9 @@ func fromLabels(labels map[string]string, mig *MIGConfigs) Offer {
 			o.Resources[corev1.ResourceName(gpuPrefix)] = desired.whole
 			return o
 		}
+		if reconfiguring(labels) {
+			return Offer{}
+		}
 		for _, profile := range labelledProfiles(labels) {
 			o.add(labels, migPrefix+profile)
 		}
@@ -76,6 +83,14 @@ func fromLabels(labels map[string]string, mig *MIGConfigs) Offer {
 	}
 	o.add(labels, gpuPrefix)
 	return o
+}
+
+// reconfiguring says whether mig-manager is applying the node's
+// nvidia.com/mig.config (state pending or rebooting): its labels still
+// count the old layout.
+func reconfiguring(labels map[string]string) bool {
+	state := labels[MIGConfigState]
+	return labels[MIGConfig] != "" && (state == "pending" || state == "rebooting")
 }
 
 // labelledProfiles are the MIG profiles GFD counts on the node under the

@@ -2,6 +2,7 @@ package gpures
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -86,6 +87,40 @@ var migDeviceIDs = map[string]string{
 	"294110DE": "GB200",
 	"290110DE": "B200",
 	"20B710DE": "A30",
+}
+
+// fits says whether one GPU of the model can hold the devices: each plain
+// profile one it offers, at most its most of it, and their compute slices
+// (the <G>g of each) within the GPU's (its smallest profile's most: 7, or
+// 4 on A30). Profiles with a compute-instance prefix or an attribute
+// suffix are not judged; nor is a model drvcheck does not know.
+func (m *migModel) fits(devices map[string]int64) bool {
+	if m == nil {
+		return true
+	}
+	var slices int64
+	for profile, n := range devices {
+		if n == 0 || strings.Count(profile, ".") != 1 { // a compute instance (1c.2g.20gb) or an attribute (1g.10gb.me)
+			continue
+		}
+		i := slicesIndex(m.profiles, profile)
+		if i < 0 || n > m.profiles[i].count {
+			return false
+		}
+		compute, _, _ := strings.Cut(profile, "g")
+		g, _ := strconv.ParseInt(compute, 10, 64)
+		slices += g * n
+	}
+	return slices <= m.profiles[0].count
+}
+
+func slicesIndex(ps []migProfile, name string) int {
+	for i, p := range ps {
+		if p.name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // migModelOf is the MIG model of a GFD product label (its -MIG- and

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -25,14 +26,25 @@ const MIGConfigKey = "config.yaml"
 type MIGConfigs struct {
 	source  string // "ConfigMap NS/NAME", for messages
 	configs map[string][]migEntry
+	unknown bool // named, but not among the inputs (UnknownMIGConfigs)
 }
+
+// UnknownMIGConfigs stands for a custom config the inputs do not hold:
+// the operator's configs are not there to be applied, and its own are not
+// known, so no pending layout or config is said.
+func UnknownMIGConfigs(source string) *MIGConfigs {
+	return &MIGConfigs{source: source, configs: map[string][]migEntry{}, unknown: true}
+}
+
+// Known says whether the configs were read.
+func (m *MIGConfigs) Known() bool { return !m.unknown }
 
 // migEntry is one entry of a config (mig-parted api/spec/v1/spec.go:
 // MigConfigSpec): the GPUs it selects and the MIG devices each gets.
 type migEntry struct {
-	filter  []string // PCI device IDs (0x20B010DE); nil selects every model
-	all     bool     // devices: all
-	indices []int    // devices: [0, 1, ...]
+	filter  []string     // PCI device IDs (0x20B010DE); nil selects every model
+	all     bool         // devices: all
+	indices map[int]bool // devices: [0, 1, ...], as a set (a list may repeat)
 	enabled bool
 	devices map[string]int64 // profile (as the resource names it) -> devices per GPU
 }
@@ -68,6 +80,9 @@ func NewMIGConfigs(cm *corev1.ConfigMap) (*MIGConfigs, error) {
 	if spec.Version != "v1" {
 		return nil, fmt.Errorf("%s, key %s: mig-parted reads version v1, not %q", source, MIGConfigKey, spec.Version)
 	}
+	if len(spec.MigConfigs) == 0 {
+		return nil, fmt.Errorf("%s, key %s: mig-parted needs at least one entry in mig-configs", source, MIGConfigKey)
+	}
 	m := &MIGConfigs{source: source, configs: map[string][]migEntry{}}
 	for _, name := range slices.Sorted(maps.Keys(spec.MigConfigs)) {
 		entries := spec.MigConfigs[name]
@@ -98,8 +113,15 @@ func (e migSpecEntry) entry() (migEntry, error) {
 			return out, fmt.Errorf("devices: %q is neither all nor a list of indices", all)
 		}
 		out.all = true
-	} else if err := json.Unmarshal(e.Devices, &out.indices); err != nil {
-		return out, fmt.Errorf("devices: neither all nor a list of indices")
+	} else {
+		var list []int
+		if err := json.Unmarshal(e.Devices, &list); err != nil {
+			return out, fmt.Errorf("devices: neither all nor a list of indices")
+		}
+		out.indices = make(map[int]bool, min(len(list), maxGPUs))
+		for _, i := range list {
+			out.indices[i] = true
+		}
 	}
 	if e.DeviceFilter != nil {
 		var one string
@@ -122,6 +144,9 @@ func (e migSpecEntry) entry() (migEntry, error) {
 	for profile, n := range e.MigDevices {
 		if n < 0 || n > maxCount {
 			return out, fmt.Errorf("mig-devices: %d of %s", n, profile)
+		}
+		if !migProfileName.MatchString(profile) {
+			return out, fmt.Errorf("mig-devices: %q is not a MIG profile (as 1g.10gb, 1c.2g.20gb or 1g.10gb+me)", profile)
 		}
 		// The device plugin names a profile with + as . (k8s-device-plugin
 		// v0.20.0 internal/rm/rm.go:145): 1g.5gb+me is mig-1g.5gb.me.
@@ -153,13 +178,18 @@ func (m *MIGConfigs) nodeLayout(config, product string, gpus int64) (nodeMIG, bo
 			continue
 		}
 		for gpu := range gpus {
-			if !e.all && !slices.Contains(e.indices, int(gpu)) {
+			if !e.all && !e.indices[int(gpu)] {
 				continue
 			}
 			if chosen[gpu] != nil {
 				return nodeMIG{}, false
 			}
 			chosen[gpu] = e
+		}
+	}
+	for _, e := range chosen {
+		if e != nil && e.enabled && !model.fits(e.devices) {
+			return nodeMIG{}, false // mig-manager fails to apply it: the node keeps what it has
 		}
 	}
 	out := nodeMIG{profiles: map[string]int64{}}
@@ -178,6 +208,10 @@ func (m *MIGConfigs) nodeLayout(config, product string, gpus int64) (nodeMIG, bo
 	}
 	return out, true
 }
+
+// migProfileName is the shape of a MIG profile mig-parted accepts
+// (pkg/types/mig_profile.go: [<C>c.]<G>g.<M>gb[+attr[.attr]...]).
+var migProfileName = regexp.MustCompile(`^([0-9]+c\.)?[0-9]+g\.[0-9]+gb(\+[a-z]+(\.[a-z]+)*)*$`)
 
 // maxGPUs bounds the GPUs a node's count label may claim for a layout.
 const maxGPUs = 1024
@@ -217,26 +251,42 @@ func (m *MIGConfigs) Has(config string) bool {
 	return ok
 }
 
-// ConfigFor is the config that gives one GPU of the product the most
-// devices of the profile, and how many; "" when none does. Configs are
-// tried in name order, so a tie goes to the first.
-func (m *MIGConfigs) ConfigFor(product, profile string) (string, int64) {
-	var best string
-	var most int64
+// layoutSizes are the node sizes, in GPUs, a config is tried on for a
+// fix: a config may partition some GPUs of a node alone (devices: [1]).
+var layoutSizes = []int64{1, 2, 4, 8}
+
+// ConfigFor is the config that gives a node of the product the most
+// devices of the profile per GPU, how many it gives, and on a node of how
+// many GPUs (the smallest size it gives them on); "" when none does.
+// Configs are tried in name order, so a tie goes to the first.
+func (m *MIGConfigs) ConfigFor(product, profile string) (config string, n, gpus int64) {
 	for _, name := range slices.Sorted(maps.Keys(m.configs)) {
-		layout, ok := m.nodeLayout(name, product, 1)
-		if ok && layout.profiles[profile] > most {
-			best, most = name, layout.profiles[profile]
+		for _, size := range layoutSizes {
+			layout, ok := m.nodeLayout(name, product, size)
+			got := layout.profiles[profile]
+			if !ok || got == 0 {
+				continue
+			}
+			if config == "" || got*gpus > n*size {
+				config, n, gpus = name, got, size
+			}
+			break
 		}
 	}
-	return best, most
+	return config, n, gpus
 }
 
-// Disabling is a config that leaves the product's GPUs whole, in name
-// order, or "".
+// Disabling is a config that leaves every GPU of the product whole on
+// each node size its entries cover, in name order, or "".
 func (m *MIGConfigs) Disabling(product string) string {
 	for _, name := range slices.Sorted(maps.Keys(m.configs)) {
-		if layout, ok := m.nodeLayout(name, product, 1); ok && layout.whole == 1 {
+		covered, whole := false, true
+		for _, size := range layoutSizes {
+			if layout, ok := m.nodeLayout(name, product, size); ok {
+				covered, whole = true, whole && layout.whole == size
+			}
+		}
+		if covered && whole {
 			return name
 		}
 	}

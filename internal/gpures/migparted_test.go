@@ -48,6 +48,14 @@ mig-configs:
     - devices: [4, 5, 6, 7]
       mig-enabled: true
       mig-devices: {"1g.10gb+me": 1}
+  too-many:
+    - devices: all
+      mig-enabled: true
+      mig-devices: {"1g.10gb": 8}
+  wrong-model:
+    - devices: all
+      mig-enabled: true
+      mig-devices: {"1g.5gb": 7}
   twice:
     - devices: all
       mig-enabled: false
@@ -78,6 +86,9 @@ func TestMIGConfigsLayout(t *testing.T) {
 		{"half", h100, 6, "map[1g.10gb.me:2] whole 4"}, // indices past the node's GPUs select none
 		{"twice", h100, 2, "unknown"},                  // GPU 0 selected twice
 		{"missing", h100, 1, "unknown"},
+		{"too-many", h100, 1, "unknown"},    // 8 of 1g.10gb: mig-manager fails, the node keeps its layout
+		{"wrong-model", h100, 1, "unknown"}, // 1g.5gb is an A100 40GB profile
+		{"wrong-model", a100, 1, "map[1g.5gb:7] whole 0"},
 	} {
 		layout, ok := m.nodeLayout(c.config, c.product, c.gpus)
 		got := "unknown"
@@ -88,11 +99,15 @@ func TestMIGConfigsLayout(t *testing.T) {
 			t.Errorf("%s on %d %s: %s, want %s", c.config, c.gpus, c.product, got, c.want)
 		}
 	}
-	if config, n := m.ConfigFor(h100, "3g.40gb"); config != "by-model" || n != 2 {
-		t.Errorf("3g.40gb on H100: %q %d", config, n)
+	if config, n, gpus := m.ConfigFor(h100, "3g.40gb"); config != "by-model" || n != 2 || gpus != 1 {
+		t.Errorf("3g.40gb on H100: %q %d on %d", config, n, gpus)
 	}
-	if config, _ := m.ConfigFor(a100, "3g.40gb"); config != "" {
+	if config, _, _ := m.ConfigFor(a100, "3g.40gb"); config != "" {
 		t.Errorf("3g.40gb on A100 40GB: %q", config)
+	}
+	// half partitions GPUs 4 to 7 alone: a node of 8 has 4 such devices.
+	if config, n, gpus := m.ConfigFor(h100, "1g.10gb.me"); config != "half" || n != 4 || gpus != 8 {
+		t.Errorf("1g.10gb.me on H100: %q %d on %d", config, n, gpus)
 	}
 	if config := m.Disabling(h100); config != "all-disabled" {
 		t.Errorf("disabling: %q", config)
@@ -128,8 +143,9 @@ func TestCustomMIGConfigOffers(t *testing.T) {
 		{labels("single", "NVIDIA-H100-80GB-HBM3", "by-model"), "map[nvidia.com/gpu:16]"},
 		{labels("single", "NVIDIA-H100-80GB-HBM3", "five-1g-one-2g"), "map[nvidia.com/gpu:0]"}, // two profiles: INVALID
 		{labels("single", "NVIDIA-H100-80GB-HBM3", "all-disabled"), "map[nvidia.com/gpu:8]"},
-		// Not a config of the ConfigMap: what the labels count.
-		{labels("mixed", "NVIDIA-H100-80GB-HBM3", "all-3g.40gb"), "map[nvidia.com/gpu:0 nvidia.com/mig-1g.10gb:56]"},
+		// Not a config of the ConfigMap, pending: nothing is known (the
+		// labels are the old layout's, and mig-manager will fail).
+		{labels("mixed", "NVIDIA-H100-80GB-HBM3", "all-3g.40gb"), "map[]"},
 	} {
 		o := OfferOf(&corev1.Node{ObjectMeta: metaWith(c.labels)}, m)
 		if got := fmt.Sprint(o.Resources); got != c.want {
@@ -151,7 +167,9 @@ func TestNewMIGConfigsRefuses(t *testing.T) {
 		"version: v1\nmig-configs: {a: [{devices: all, mig-enabled: false, mig-devices: {1g.5gb: 1}}]}": "mig-devices given with mig-enabled false",
 		"version: v1\nmig-configs: {a: [{devices: all, mig-enabled: false, extra: 1}]}":                 "not a mig-parted config",
 		"version: v1\nmig-configs: {a: [{devices: all, mig-enabled: false, device-filter: 3}]}":         "device-filter",
-		"version: [v1": "not a mig-parted config",
+		"version: [v1":                 "not a mig-parted config",
+		"version: v1\nmig-configs: {}": "at least one entry in mig-configs",
+		"version: v1\nmig-configs: {a: [{devices: all, mig-enabled: true, mig-devices: {foo: 1}}]}": `"foo" is not a MIG profile`,
 	} {
 		_, err := NewMIGConfigs(migConfigMap(text))
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "ConfigMap gpu-operator/custom-mig-config") {

@@ -1,6 +1,10 @@
 package operator
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // The GPU Operator's kinds drvcheck reads, with the fields the image needs
 // (api/nvidia/v1/clusterpolicy_types.go, api/nvidia/v1alpha1/nvidiadriver_types.go).
@@ -97,24 +101,37 @@ func (c *ClusterPolicy) KeepSpec(spec map[string]any) { c.Raw = spec }
 // DevicePluginConfig is spec.devicePlugin.config: the ConfigMap of the
 // device plugin's configs, and the key of the nodes without a
 // nvidia.com/device-plugin.config label (clusterpolicy_types.go's
-// DevicePluginConfig).
-func (c *ClusterPolicy) DevicePluginConfig() (name, def string) {
-	dp, _ := c.Raw["devicePlugin"].(map[string]any)
-	cfg, _ := dp["config"].(map[string]any)
-	name, _ = cfg["name"].(string)
-	def, _ = cfg["default"].(string)
-	return name, def
+// DevicePluginConfig). A field that is not a string is an error naming
+// the ClusterPolicy: the API server would refuse it.
+func (c *ClusterPolicy) DevicePluginConfig() (name, def string, err error) {
+	if name, err = c.configField("devicePlugin", "name"); err != nil {
+		return "", "", err
+	}
+	def, err = c.configField("devicePlugin", "default")
+	return name, def, err
 }
 
 // MIGManagerConfig is spec.migManager.config.name: the custom mig-parted
 // ConfigMap the MIG manager applies instead of the operator's default
 // (clusterpolicy_types.go's MIGPartedConfigSpec, object_controls.go:
 // 2070-2091 at a22dbf671); "" for the default.
-func (c *ClusterPolicy) MIGManagerConfig() string {
-	mm, _ := c.Raw["migManager"].(map[string]any)
-	cfg, _ := mm["config"].(map[string]any)
-	name, _ := cfg["name"].(string)
-	return name
+func (c *ClusterPolicy) MIGManagerConfig() (string, error) {
+	return c.configField("migManager", "name")
+}
+
+// configField is spec.<component>.config.<field>, "" when unset.
+func (c *ClusterPolicy) configField(component, field string) (string, error) {
+	comp, _ := c.Raw[component].(map[string]any)
+	cfg, _ := comp["config"].(map[string]any)
+	v, ok := cfg[field]
+	if !ok || v == nil {
+		return "", nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("ClusterPolicy/%s: spec.%s.config.%s must be a string, not %v", c.Name, component, field, v)
+	}
+	return s, nil
 }
 
 // KeepSpec keeps the whole spec as read (internal/inventory).

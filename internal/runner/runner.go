@@ -215,6 +215,7 @@ type opened struct {
 	facts   *nodefacts.Set
 	cat     *catalog.Catalog
 	profile *operator.Profile // nil: the lab's model
+	warn    func(string)      // cfg.Warn; nil drops the notes
 }
 
 // open compiles the rules, reads the objects and their nodes' facts, and
@@ -263,7 +264,7 @@ func open(ctx context.Context, cfg Config, read Reader) (*opened, error) {
 	if err := addPlatforms(ctx, cfg.Sources(), cat, facts, inv.Nodes); err != nil {
 		return nil, err
 	}
-	return &opened{engine: engine, inv: inv, facts: facts, cat: cat, profile: profile}, nil
+	return &opened{engine: engine, inv: inv, facts: facts, cat: cat, profile: profile, warn: cfg.Warn}, nil
 }
 
 // apply returns a copy of inv whose GPU nodes named by u are relabelled as
@@ -380,8 +381,14 @@ func convert(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalo
 func options(ctx context.Context, r *opened, compat string) (input.Options, error) {
 	opt := input.Options{Operator: r.profile}
 	var err error
-	if opt.GPU, err = input.ConfigsOf(r.inv); err != nil {
+	var notes []string
+	if opt.GPU, notes, err = input.ConfigsOf(r.inv); err != nil {
 		return opt, err
+	}
+	if r.warn != nil {
+		for _, n := range notes {
+			r.warn(n)
+		}
 	}
 	if r.engine.Custom() {
 		opt.Objects = rawObjects(r.inv)

@@ -247,6 +247,13 @@ func repartition(name corev1.ResourceName, products map[string]bool, custom *gpu
 func customRepartition(name corev1.ResourceName, products map[string]bool, custom *gpures.MIGConfigs) string {
 	profile, whole := strings.CutPrefix(string(name), "nvidia.com/mig-")
 	whole = !whole
+	if !custom.Known() {
+		what := profile
+		if whole {
+			what = "whole GPUs"
+		}
+		return fmt.Sprintf("set nvidia.com/mig.config on the nodes to a config of the MIG manager's %s that gives %s (the inputs do not hold it: give it to have it read)", custom.Source(), what)
+	}
 	var ways []string
 	for _, product := range slices.Sorted(maps.Keys(products)) {
 		if whole {
@@ -255,8 +262,12 @@ func customRepartition(name corev1.ResourceName, products map[string]bool, custo
 			}
 			continue
 		}
-		if config, n := custom.ConfigFor(product, profile); config != "" {
+		switch config, n, gpus := custom.ConfigFor(product, profile); {
+		case config == "":
+		case gpus == 1:
 			ways = append(ways, fmt.Sprintf("nvidia.com/mig.config=%s gives each %s GPU %d", config, product, n))
+		default:
+			ways = append(ways, fmt.Sprintf("nvidia.com/mig.config=%s gives a node of %d %s GPUs %d", config, gpus, product, n))
 		}
 	}
 	if len(ways) > 0 {

@@ -108,31 +108,32 @@ func (j *Judge) gang(ms []member, others int) map[string]any {
 	for _, m := range ms {
 		pods += int(m.w.Replicas)
 	}
-	if pods > maxGangPods {
+	free, refused, known := j.gangNodes(ms)
+	if pods > maxGangPods || pods*len(free) > maxGangWork {
 		// Packed one by one, a gang of millions of pods (a replicas a
-		// repository writes) would take the run's memory.
+		// repository writes) would take the run's memory, and one of a
+		// hundred thousand on hundreds of distinct nodes its time.
 		return map[string]any{"pods": pods, "must": 0, "placed": 0, "admitted": 0, "judged": false, "fits": true,
 			"why": gangKinds[gangKey(ms[0].w)], "message": "", "field": docval.Pointer(resourcesField(ms[0].w, ms[0].reqs[0].Name)), "window": []any{}}
 	}
-	var wants [][]gpures.Request // one per pod
-	for _, m := range ms {
+	var wants []gangPod // one per pod
+	for i, m := range ms {
 		for range m.w.Replicas {
-			wants = append(wants, m.reqs)
+			wants = append(wants, gangPod{m.reqs, i})
 		}
 	}
 	// The pods that must run at once: all, or a Volcano Job's minAvailable
 	// less its pods that ask for no GPU, the smallest (the scheduler may
 	// start any of them).
 	must := min(gangMust(ms[0].w.GangMin, others, pods), pods)
-	slices.SortStableFunc(wants, func(a, b []gpures.Request) int { return int(sumOf(a) - sumOf(b)) })
+	slices.SortStableFunc(wants, func(a, b gangPod) int { return int(sumOf(a.reqs) - sumOf(b.reqs)) })
 	wants = wants[:must]
 	slices.Reverse(wants) // packed largest first
 	for _, want := range wants {
-		for _, r := range want {
+		for _, r := range want.reqs {
 			total[r.Name] += r.Value
 		}
 	}
-	free, refused, known := j.gangNodes(ms)
 	admitted := countOf(free)
 	placed := pack(free, wants, 0)
 	fits := placed == len(wants) || !known || admitted == 0
@@ -172,6 +173,15 @@ func mustWords(must, pods int) string {
 type slot struct {
 	free  map[corev1.ResourceName]int64
 	count int
+	// refuses are the members (by index) whose pods the nodes' device
+	// plugin fails at admission; nil for none.
+	refuses []bool
+}
+
+// gangPod is one pod of a gang to place: what it asks, and its member.
+type gangPod struct {
+	reqs   []gpures.Request
+	member int
 }
 
 func countOf(free []slot) int {
@@ -182,8 +192,13 @@ func countOf(free []slot) int {
 	return n
 }
 
-// maxGangPods is the largest gang packed: beyond, it is not judged.
-const maxGangPods = 100000
+// maxGangPods is the largest gang packed, and maxGangWork the most pods
+// times distinct nodes (each pod is placed by a walk of the nodes, 17
+// times with the window): beyond, it is not judged.
+const (
+	maxGangPods = 100000
+	maxGangWork = 10000000
+)
 
 // maxWindow is the most nodes out at once the window table goes to.
 const maxWindow = 16
@@ -192,7 +207,7 @@ const maxWindow = 16
 // nodes out, for k = 1, 2, …: what a driver rollout that takes k nodes at
 // once (maxUnavailable, maxParallelUpgrades) leaves it at worst. The
 // rules pick k (DRV029).
-func window(free []slot, wants [][]gpures.Request) []any {
+func window(free []slot, wants []gangPod) []any {
 	out := []any{}
 	for k := 1; k <= min(countOf(free), maxWindow); k++ {
 		out = append(out, pack(free, wants, k))
@@ -202,7 +217,7 @@ func window(free []slot, wants [][]gpures.Request) []any {
 
 // pack places wants, largest first, best fit, on the nodes of free less
 // the skip roomiest, and says how many fit.
-func pack(free []slot, wants [][]gpures.Request, skip int) int {
+func pack(free []slot, wants []gangPod, skip int) int {
 	order := slices.Clone(free)
 	slices.SortStableFunc(order, func(a, b slot) int { return int(sumFree(b.free) - sumFree(a.free)) })
 	b := &bins{byKey: map[string]*bin{}}
@@ -210,7 +225,7 @@ func pack(free []slot, wants [][]gpures.Request, skip int) int {
 		out := min(skip, s.count)
 		skip -= out
 		if s.count > out {
-			b.add(s.free, s.count-out)
+			b.add(s.free, s.refuses, s.count-out)
 		}
 	}
 	placed := 0
@@ -271,10 +286,11 @@ func (j *Judge) gangNodes(ms []member) ([]slot, refusal, bool) {
 					known = false
 					continue
 				}
-				if refused.add(g.offer, ms, g.nodes) {
+				refuses, all := refused.add(g.offer, ms, g.nodes)
+				if all {
 					continue
 				}
-				free = append(free, slot{free: g.offer.Resources, count: g.nodes})
+				free = append(free, slot{free: g.offer.Resources, count: g.nodes, refuses: refuses})
 			}
 			continue
 		}
@@ -287,35 +303,48 @@ func (j *Judge) gangNodes(ms []member) ([]slot, refusal, bool) {
 				known = false
 				continue
 			}
-			if refused.add(o, ms, 1) {
+			refuses, all := refused.add(o, ms, 1)
+			if all {
 				continue
 			}
-			free = append(free, slot{free: j.freeOn(n, o, ms[0].w.Ref, gangPodLabel[own]), count: 1})
+			free = append(free, slot{free: j.freeOn(n, o, ms[0].w.Ref, gangPodLabel[own]), count: 1, refuses: refuses})
 		}
 	}
 	return free, refused, known
 }
 
-// refusal counts the nodes whose device plugin fails a gang member's pods
-// at admission (failRequestsGreaterThanOne, sharing.go): like nodes a
-// member's constraints do not admit, they hold none of the gang.
+// refusal counts the nodes whose device plugin fails every member's pods
+// at admission (failRequestsGreaterThanOne, sharing.go): like nodes the
+// members' constraints do not admit, they hold none of the gang. A node
+// that fails some members holds the others' pods (slot.refuses).
 type refusal struct {
 	nodes int
 	why   string
 }
 
-// add counts n nodes of offer o when o refuses some member, and says so.
-func (r *refusal) add(o gpures.Offer, ms []member, n int) bool {
-	for _, m := range ms {
-		if name, refused := o.Refuses(m.most); refused {
-			r.nodes += n
-			if r.why == "" {
-				r.why = fmt.Sprintf("a container asks for more than 1 %s, and %s", name, o.Why)
-			}
-			return true
+// add says which members offer o refuses (nil for none), and whether it
+// refuses them all, then counting its n nodes.
+func (r *refusal) add(o gpures.Offer, ms []member, n int) (refuses []bool, all bool) {
+	count := 0
+	for i, m := range ms {
+		name, refused := o.Refuses(m.most)
+		if !refused {
+			continue
+		}
+		if refuses == nil {
+			refuses = make([]bool, len(ms))
+		}
+		refuses[i] = true
+		count++
+		if r.why == "" {
+			r.why = fmt.Sprintf("a container asks for more than 1 %s, and %s", name, o.Why)
 		}
 	}
-	return false
+	if count == len(ms) {
+		r.nodes += n
+		return refuses, true
+	}
+	return refuses, false
 }
 
 // refusedWords is the message's note of the refused nodes, or "".
@@ -426,27 +455,28 @@ type bins struct {
 }
 
 type bin struct {
-	free  map[corev1.ResourceName]int64
-	count int
+	free    map[corev1.ResourceName]int64
+	count   int
+	refuses []bool // slot.refuses
 }
 
-func (b *bins) add(free map[corev1.ResourceName]int64, count int) {
-	k := gpures.Offer{Resources: free}.Key()
+func (b *bins) add(free map[corev1.ResourceName]int64, refuses []bool, count int) {
+	k := gpures.Offer{Resources: free}.Key() + fmt.Sprint(refuses)
 	if x, ok := b.byKey[k]; ok {
 		x.count += count
 		return
 	}
-	x := &bin{free: free, count: count}
+	x := &bin{free: free, count: count, refuses: refuses}
 	b.byKey[k] = x
 	b.list = append(b.list, x)
 }
 
 // place puts one pod where it fits with the least room left (best fit),
 // and says whether it fit.
-func (b *bins) place(want []gpures.Request) bool {
+func (b *bins) place(want gangPod) bool {
 	var best *bin
 	for _, x := range b.list {
-		if x.count == 0 || !holds(x.free, want) {
+		if x.count == 0 || x.refuses != nil && x.refuses[want.member] || !holds(x.free, want.reqs) {
 			continue
 		}
 		if best == nil || sumFree(x.free) < sumFree(best.free) {
@@ -461,10 +491,10 @@ func (b *bins) place(want []gpures.Request) bool {
 	for name, v := range best.free {
 		left[name] = v
 	}
-	for _, r := range want {
+	for _, r := range want.reqs {
 		left[r.Name] -= r.Value
 	}
-	b.add(left, 1)
+	b.add(left, best.refuses, 1)
 	return true
 }
 
