@@ -352,7 +352,7 @@ func TestOperatorConfigsLive(t *testing.T) {
 		saRun, fs = refused(sa)
 		return saRun.code != exitError, nil
 	})
-	if err != nil || len(fs) != 0 || !strings.Contains(saRun.stderr, "forbidden to get ConfigMap gpu-operator/time-slicing-config-all (deploy/rbac.yaml's Role drvcheck-operator-configs grants it)") {
+	if err != nil || len(fs) != 0 || !strings.Contains(saRun.stderr, "forbidden to get ConfigMap gpu-operator/time-slicing-config-all, taken in the chart's namespace as no DaemonSet of a ClusterPolicy's was read (deploy/operator-configs-rbac.yaml's Role drvcheck-operator-configs grants it)") {
 		t.Errorf("without the Role: %v %+v\n%s", err, fs, saRun.stderr)
 	}
 	kubectl(t, c, "apply", "-f", filepath.Join("..", "..", "deploy", "operator-configs-rbac.yaml"))

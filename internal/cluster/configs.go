@@ -24,9 +24,10 @@ const DefaultOperatorNamespace = "gpu-operator"
 // manager's custom config (spec.migManager.config.name), from the
 // operator's namespace, as the operator mounts them there
 // (controllers/object_controls.go:2070-2091, 2893-2894 at a22dbf671).
-// ConfigMaps are not listed: these alone are read, by name
-// (deploy/rbac.yaml's Role drvcheck-operator-configs). One the run may
-// not get, or that is missing, is a note: DRV015 then judges without it.
+// ConfigMaps are not listed: these alone are read, by name (the Role
+// drvcheck-operator-configs of deploy/operator-configs-rbac.yaml). One the
+// run may not get, or that is missing, is a note: DRV015 then judges
+// without it.
 func (c *Client) operatorConfigs(ctx context.Context, inv *inventory.Inventory) error {
 	var names []string
 	for _, cp := range inv.ClusterPolicies {
@@ -39,16 +40,20 @@ func (c *Client) operatorConfigs(ctx context.Context, inv *inventory.Inventory) 
 		}
 	}
 	slices.Sort(names)
-	ns := operatorNamespace(inv)
+	ns, guessed := operatorNamespace(inv)
+	where := ""
+	if guessed {
+		where = ", taken in the chart's namespace as no DaemonSet of a ClusterPolicy's was read"
+	}
 	for _, name := range slices.Compact(names) {
 		cm, err := c.cs.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
 		switch {
 		case err == nil:
 			inv.ConfigMaps = append(inv.ConfigMaps, cm)
 		case apierrors.IsNotFound(err):
-			inv.Notes = append(inv.Notes, fmt.Sprintf("cluster %s: the ClusterPolicy names ConfigMap %s/%s, which does not exist: the operand that mounts it cannot start, and DRV015 judges without it", c.host, ns, name))
+			inv.Notes = append(inv.Notes, fmt.Sprintf("cluster %s: the ClusterPolicy names ConfigMap %s/%s, which does not exist%s: DRV015 judges without it", c.host, ns, name, where))
 		case apierrors.IsForbidden(err):
-			inv.Notes = append(inv.Notes, fmt.Sprintf("cluster %s: forbidden to get ConfigMap %s/%s (deploy/rbac.yaml's Role drvcheck-operator-configs grants it): DRV015 judges without the device plugin's and the MIG manager's configs", c.host, ns, name))
+			inv.Notes = append(inv.Notes, fmt.Sprintf("cluster %s: forbidden to get ConfigMap %s/%s%s (deploy/operator-configs-rbac.yaml's Role drvcheck-operator-configs grants it): DRV015 judges without the device plugin's and the MIG manager's configs", c.host, ns, name, where))
 		default:
 			return c.explain(err, "get", ConfigMaps)
 		}
@@ -58,14 +63,14 @@ func (c *Client) operatorConfigs(ctx context.Context, inv *inventory.Inventory) 
 
 // operatorNamespace is the namespace of a DaemonSet a ClusterPolicy owns
 // (the operator makes its operands in its own namespace), else the
-// chart's default.
-func operatorNamespace(inv *inventory.Inventory) string {
+// chart's default, guessed.
+func operatorNamespace(inv *inventory.Inventory) (ns string, guessed bool) {
 	for _, ds := range inv.DaemonSets {
 		for _, ref := range ds.OwnerReferences {
 			if ref.Kind == "ClusterPolicy" {
-				return ds.Namespace
+				return ds.Namespace, false
 			}
 		}
 	}
-	return DefaultOperatorNamespace
+	return DefaultOperatorNamespace, true
 }

@@ -254,8 +254,9 @@ func sumAll(free []slot) map[corev1.ResourceName]int64 {
 // send it), by class and offer, and whether every such node's offer is
 // known. A node with pods bound to it is a slot of its own; the others
 // are counted, not walked, unless members disagree on where they go.
-// refused counts the admitted nodes whose device plugin fails a member's
-// pods at admission, with why (refusesAny); they hold none.
+// refused counts the admitted nodes whose device plugin fails every
+// member's pods at admission, with why (refusal.add): they hold none; a
+// node that fails some members holds the others' (slot.refuses).
 func (j *Judge) gangNodes(ms []member) ([]slot, refusal, bool) {
 	var sets []map[*corev1.Node]bool
 	for _, m := range ms[1:] {
