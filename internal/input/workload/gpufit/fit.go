@@ -245,18 +245,17 @@ func repartition(name corev1.ResourceName, products map[string]bool, custom *gpu
 // GPUs what name asks, or says that none of its configs does: the
 // operator's own all-<profile> configs are not mounted beside it.
 func customRepartition(name corev1.ResourceName, products map[string]bool, custom *gpures.MIGConfigs) string {
-	profile, whole := strings.CutPrefix(string(name), "nvidia.com/mig-")
-	whole = !whole
+	profile, isMIG := strings.CutPrefix(string(name), "nvidia.com/mig-")
+	what := profile
+	if !isMIG {
+		what = "whole GPUs"
+	}
 	if !custom.Known() {
-		what := profile
-		if whole {
-			what = "whole GPUs"
-		}
 		return fmt.Sprintf("set nvidia.com/mig.config on the nodes to a config of the MIG manager's %s that gives %s (the inputs do not hold it: give it to have it read)", custom.Source(), what)
 	}
 	var ways []string
 	for _, product := range slices.Sorted(maps.Keys(products)) {
-		if whole {
+		if !isMIG {
 			if config := custom.Disabling(product); config != "" {
 				ways = append(ways, fmt.Sprintf("nvidia.com/mig.config=%s gives %s GPUs whole", config, product))
 			}
@@ -272,10 +271,6 @@ func customRepartition(name corev1.ResourceName, products map[string]bool, custo
 	}
 	if len(ways) > 0 {
 		return "repartition them: " + strings.Join(ways, "; ") + " (" + custom.Source() + ")"
-	}
-	what := profile
-	if whole {
-		what = "whole GPUs"
 	}
 	return fmt.Sprintf("no config of the MIG manager's %s gives the admitted nodes' GPUs %s: add one, as the operator's default configs are not used beside it", custom.Source(), what)
 }
