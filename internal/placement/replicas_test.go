@@ -61,11 +61,7 @@ metadata: {name: pinned, labels: {app: pinned}}
 spec: {nodeName: a, containers: [{name: c, image: x}]}`
 	m := yamlModel(t, full("a", 2), full("b", 1), pinned, draintest.Deployment("web", 5, "app: web", ""),
 		draintest.PDB("web", "default", "maxUnavailable: 1", "app: web"))
-	var on []string
-	for _, p := range m.Pods {
-		on = append(on, fmt.Sprintf("%s@%s", p.Name, p.Node))
-	}
-	if got, want := strings.Join(on, " "), "pinned@a web-0@a web-1@b web-2..4@"; got != want {
+	if got, want := placedOn(m), "pinned@a web-0@a web-1@b web-2..4@"; got != want {
 		t.Fatalf("placed %s, want %s", got, want)
 	}
 	b := budget(m, "web")
@@ -85,14 +81,8 @@ spec: {nodeName: a, containers: [{name: c, image: x}]}`
 	}
 }
 
-// A node manifest that lists status.capacity and no allocatable holds its
-// capacity: the API server defaults allocatable to capacity
-// (SetDefaults_NodeStatus). A node of 2 GPUs takes 2 one-GPU pods.
-func TestCapacityStandsForAllocatable(t *testing.T) {
-	node := func(name, list string) string {
-		return fmt.Sprintf("apiVersion: v1\nkind: Node\nmetadata: {name: %s}\nstatus: {%s: {nvidia.com/gpu: \"2\", pods: \"110\"}}", name, list)
-	}
-	gpu := `apiVersion: apps/v1
+// trainDeployment is 3 one-GPU replicas, for the tests of what a node holds.
+const trainDeployment = `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: train, namespace: default}
 spec:
@@ -101,13 +91,26 @@ spec:
   template:
     metadata: {labels: {app: train}}
     spec: {containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 1}}}]}`
+
+// placedOn is where m's pods are, as pod@node in model order.
+func placedOn(m *Model) string {
+	var on []string
+	for _, p := range m.Pods {
+		on = append(on, fmt.Sprintf("%s@%s", p.Name, p.Node))
+	}
+	return strings.Join(on, " ")
+}
+
+// A node manifest that lists status.capacity and no allocatable holds its
+// capacity: the API server defaults allocatable to capacity
+// (SetDefaults_NodeStatus). A node of 2 GPUs takes 2 one-GPU pods.
+func TestCapacityStandsForAllocatable(t *testing.T) {
+	node := func(name, list string) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: Node\nmetadata: {name: %s}\nstatus: {%s: {nvidia.com/gpu: \"2\", pods: \"110\"}}", name, list)
+	}
 	for _, list := range []string{"capacity", "allocatable"} {
-		m := yamlModel(t, node("a", list), gpu)
-		var on []string
-		for _, p := range m.Pods {
-			on = append(on, fmt.Sprintf("%s@%s", p.Name, p.Node))
-		}
-		if got, want := strings.Join(on, " "), "train-0@a train-1@a train-2@"; got != want {
+		m := yamlModel(t, node("a", list), trainDeployment)
+		if got, want := placedOn(m), "train-0@a train-1@a train-2@"; got != want {
 			t.Errorf("%s: placed %s, want %s", list, got, want)
 		}
 	}
@@ -129,28 +132,15 @@ metadata: {name: gpu.nvidia.com}
 spec:
   selectors: [{cel: {expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'"}}]
   extendedResourceName: nvidia.com/gpu`
-	gpu := `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: train, namespace: default}
-spec:
-  replicas: 3
-  selector: {matchLabels: {app: train}}
-  template:
-    metadata: {labels: {app: train}}
-    spec: {containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 1}}}]}`
 	for _, c := range []struct {
 		objs []string
 		want string
 	}{
-		{[]string{node, class, gpu}, "train-0@a train-1@a train-2@"},
-		{[]string{node, gpu}, "train-0..2@"}, // the unplaced copies are one pod of 3
+		{[]string{node, class, trainDeployment}, "train-0@a train-1@a train-2@"},
+		{[]string{node, trainDeployment}, "train-0..2@"}, // the unplaced copies are one pod of 3
 	} {
 		m := yamlModel(t, c.objs...)
-		var on []string
-		for _, p := range m.Pods {
-			on = append(on, fmt.Sprintf("%s@%s", p.Name, p.Node))
-		}
-		if got := strings.Join(on, " "); got != c.want {
+		if got := placedOn(m); got != c.want {
 			t.Errorf("%d objects: placed %s, want %s", len(c.objs), got, c.want)
 		}
 	}
