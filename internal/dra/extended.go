@@ -21,32 +21,52 @@ import (
 // node's ResourceSlices. Only classes among the inputs count: NVIDIA's
 // default classes stand in for claims, not for a driver that is installed.
 
+// Extended are the resources DeviceClasses map, each to its class, and
+// a judge that compiled their selectors when they were checked.
+type Extended struct {
+	mapped map[corev1.ResourceName]*resourcev1.DeviceClass
+	j      *Judge
+}
+
 // ExtendedClasses maps each resource keep accepts that a DeviceClass names
-// as its extendedResourceName to that class. Two classes of one name: the
-// one created later, at the same time the first by name (resource/v1
-// types.go, DeviceClassSpec.ExtendedResourceName).
-func ExtendedClasses(read []*resourcev1.DeviceClass, keep func(corev1.ResourceName) bool) map[corev1.ResourceName]*resourcev1.DeviceClass {
-	out := map[corev1.ResourceName]*resourcev1.DeviceClass{}
-	j := NewJudge(nil, nil, "")
+// as its extendedResourceName to that class; nil when none does. Two
+// classes of one name: the one created later, at the same time the first
+// by name (resource/v1 types.go, DeviceClassSpec.ExtendedResourceName).
+func ExtendedClasses(read []*resourcev1.DeviceClass, keep func(corev1.ResourceName) bool) *Extended {
+	e := &Extended{mapped: map[corev1.ResourceName]*resourcev1.DeviceClass{}, j: NewJudge(map[string]Class{}, nil, "")}
 	for _, dc := range read {
 		if dc.Spec.ExtendedResourceName == nil {
 			continue
 		}
 		name := corev1.ResourceName(*dc.Spec.ExtendedResourceName)
-		if !keep(name) || refusedClass(j, dc) {
+		if !keep(name) || e.j.refusedClass(dc) {
 			continue
 		}
-		if old, ok := out[name]; !ok || later(dc, old) {
-			out[name] = dc
+		if old, ok := e.mapped[name]; !ok || later(dc, old) {
+			e.mapped[name] = dc
 		}
 	}
-	return out
+	if len(e.mapped) == 0 {
+		return nil
+	}
+	for _, dc := range e.mapped {
+		e.j.classes[dc.Name] = classOf(dc)
+	}
+	return e
+}
+
+// Class is the class a resource maps to, or nil.
+func (e *Extended) Class(name corev1.ResourceName) *resourcev1.DeviceClass {
+	if e == nil {
+		return nil
+	}
+	return e.mapped[name]
 }
 
 // refusedClass says whether the API server would refuse the class for a
 // selector (Judge.refused): such a class is never created, so it maps
 // nothing and does not hide a valid class of the same name.
-func refusedClass(j *Judge, dc *resourcev1.DeviceClass) bool {
+func (j *Judge) refusedClass(dc *resourcev1.DeviceClass) bool {
 	for _, expr := range classOf(dc).Selectors {
 		if j.refused(expr) != "" {
 			return true
@@ -63,20 +83,14 @@ func later(a, b *resourcev1.DeviceClass) bool {
 	return a.Name < b.Name
 }
 
-// ExtendedOffers are, by node, how many devices of each class mapped
-// (ExtendedClasses: selectors the API server accepts) the node's devices
-// hold: what the DRA plugin can give a pod that asks for
-// the class's extended resource there. Nil when no class maps one.
-func ExtendedOffers(mapped map[corev1.ResourceName]*resourcev1.DeviceClass, byNode map[string][]Device) map[string]map[corev1.ResourceName]int64 {
-	if len(mapped) == 0 {
+// Offers are, by node, how many devices of each mapped class the node's
+// devices hold: what the DRA plugin can give a pod that asks for the
+// class's extended resource there. Nil on nil.
+func (e *Extended) Offers(byNode map[string][]Device) map[string]map[corev1.ResourceName]int64 {
+	if e == nil {
 		return nil
 	}
-	var read []*resourcev1.DeviceClass
-	for _, dc := range mapped {
-		read = append(read, dc)
-	}
-	j := NewJudge(classesOnly(read), nil, "")
-	names := mapKeys(mapped)
+	names := mapKeys(e.mapped)
 	slices.Sort(names)
 	out := map[string]map[corev1.ResourceName]int64{}
 	seen := map[string]map[corev1.ResourceName]int64{} // by the node's devices, counted once
@@ -93,21 +107,12 @@ func ExtendedOffers(mapped map[corev1.ResourceName]*resourcev1.DeviceClass, byNo
 		if !ok {
 			counts = map[corev1.ResourceName]int64{}
 			for _, name := range names {
-				n, _ := j.count(group{devices: devs, keys: keys}, Request{Class: mapped[name].Name})
+				n, _ := e.j.count(group{devices: devs, keys: keys}, Request{Class: e.mapped[name].Name})
 				counts[name] = int64(n)
 			}
 			seen[k] = counts
 		}
 		out[node] = counts
-	}
-	return out
-}
-
-// classesOnly are the classes read, without NVIDIA's defaults.
-func classesOnly(read []*resourcev1.DeviceClass) map[string]Class {
-	out := map[string]Class{}
-	for _, dc := range read {
-		out[dc.Name] = classOf(dc)
 	}
 	return out
 }

@@ -39,13 +39,13 @@ func TestExtendedOffers(t *testing.T) {
 			mappingClass("costly", "nvidia.com/gpu", "[0,1,2,3,4,5,6,7,8,9].all(x, [0,1,2,3,4,5,6,7,8,9].all(y, [0,1,2,3,4,5,6,7,8,9].all(z, device.attributes['gpu.nvidia.com'].productName.matches(string(x) + string(y) + string(z)))))", t0.Add(2*time.Hour))}, "gpu.nvidia.com", 8},
 	} {
 		mapped := ExtendedClasses(c.classes, all)
-		if got := mapped["nvidia.com/gpu"]; got == nil || got.Name != c.want {
+		if got := mapped.Class("nvidia.com/gpu"); got == nil || got.Name != c.want {
 			t.Errorf("mapped to %v, want %s", got, c.want)
 			continue
 		}
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "h100", Labels: map[string]string{
 			"nvidia.com/gpu.count": "8", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}}}
-		offers := ExtendedOffers(mapped, map[string][]Device{"h100": FromNodeLabels(node), "cpu": nil})
+		offers := mapped.Offers(map[string][]Device{"h100": FromNodeLabels(node), "cpu": nil})
 		if got := offers["h100"]["nvidia.com/gpu"]; got != c.devices {
 			t.Errorf("%s: %d devices, want %d", c.want, got, c.devices)
 		}
@@ -53,7 +53,7 @@ func TestExtendedOffers(t *testing.T) {
 			t.Errorf("a node of no device offers %v", offers["cpu"])
 		}
 	}
-	if ExtendedOffers(ExtendedClasses(nil, all), nil) != nil {
+	if ExtendedClasses(nil, all).Offers(nil) != nil {
 		t.Error("no class, yet offers")
 	}
 }

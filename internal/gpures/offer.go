@@ -90,7 +90,7 @@ func OfferOf(n *corev1.Node, mig *MIGConfigs) Offer {
 }
 
 // WithExtended is o with the GPU resources DRA gives the node through a
-// DeviceClass's extendedResourceName (inventory.ExtendedOffers): where o
+// DeviceClass's extendedResourceName (inventory.Inventory.ExtendedOffers): where o
 // has none of one, the scheduler leaves it to the DRA plugin, which
 // allocates that many of the class's devices (noderesources/fit.go:
 // 269-291 at v1.37.2). o is not changed.

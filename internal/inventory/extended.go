@@ -21,7 +21,7 @@ var extendedMu sync.Mutex
 
 // ExtendedOffers are, by node name, the GPU resources a DeviceClass among
 // the inputs maps as its extendedResourceName and how many devices of the
-// class the node holds (dra.ExtendedOffers): what the scheduler's DRA path
+// class the node holds (dra.Extended.Offers): what the scheduler's DRA path
 // gives a pod that asks for the resource on a node whose allocatable has
 // none. The devices are a cluster's ResourceSlices, or from files those
 // NVIDIA's DRA driver would publish from the nodes' labels. Nil when no
@@ -31,8 +31,8 @@ func (inv *Inventory) ExtendedOffers() map[string]map[corev1.ResourceName]int64 
 	defer extendedMu.Unlock()
 	if inv.extended == nil {
 		inv.extended = &extended{}
-		if mapped := dra.ExtendedClasses(inv.DeviceClasses, gpures.IsGPU); len(mapped) > 0 {
-			inv.extended.offers = dra.ExtendedOffers(mapped, inv.nodeDevices())
+		if mapped := dra.ExtendedClasses(inv.DeviceClasses, gpures.IsGPU); mapped != nil {
+			inv.extended.offers = mapped.Offers(inv.NodeDevices())
 		}
 	}
 	return inv.extended.offers
@@ -47,8 +47,10 @@ func (inv *Inventory) WithNodes(nodes []*corev1.Node) *Inventory {
 	return &c
 }
 
-// nodeDevices are the devices each node publishes.
-func (inv *Inventory) nodeDevices() map[string][]dra.Device {
+// NodeDevices are the devices each node publishes, by node name: live its
+// ResourceSlices'; from files those NVIDIA's DRA driver would publish from
+// its labels (none for a node GFD has not labelled).
+func (inv *Inventory) NodeDevices() map[string][]dra.Device {
 	if inv.Live {
 		return dra.FromResourceSlices(inv.ResourceSlices)
 	}

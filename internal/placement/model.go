@@ -45,7 +45,7 @@ type Model struct {
 	global   map[*sched.Placement][]int32 // eligible position -> model order
 	gpuNames []corev1.ResourceName        // every GPU resource a pod asks for
 	// extended is, by node, what DRA gives as extended resources where
-	// the node's allocatable has none (inventory.ExtendedOffers).
+	// the node's allocatable has none (inventory.Inventory.ExtendedOffers).
 	extended map[string]map[corev1.ResourceName]int64
 	stamps   uint64 // the last stamp of a node's change in any Sim (unfit)
 	// Search keys, numbered (searchKeyOf).

@@ -135,16 +135,14 @@ func (d *draFleet) admitted(p *sched.Placement, reqs []dra.Request) dra.Verdict 
 // from its labels, and false when a GPU node's labels say nothing of its
 // GPUs (nothing can then be said of a claim).
 func nodeDevices(inv *inventory.Inventory, facts *nodefacts.Set) (map[string][]dra.Device, string, bool) {
+	devices := inv.NodeDevices()
 	if inv.Live {
-		return dra.FromResourceSlices(inv.ResourceSlices), dra.FromSlices, true
+		return devices, dra.FromSlices, true
 	}
-	devices, known := map[string][]dra.Device{}, true
 	for i, n := range inv.Nodes {
-		d := dra.FromNodeLabels(n)
-		devices[n.Name] = d
-		if len(d) == 0 && facts.List()[i].GPU {
-			known = false
+		if len(devices[n.Name]) == 0 && facts.List()[i].GPU {
+			return devices, dra.FromLabels, false
 		}
 	}
-	return devices, dra.FromLabels, known
+	return devices, dra.FromLabels, true
 }
