@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/drvcheck/drvcheck/internal/plan"
 	"github.com/drvcheck/drvcheck/internal/testcluster"
 )
 
@@ -57,6 +57,10 @@ var gangScenarios = []gangScenario{
 		more: "apiVersion: v1\nkind: Node\nmetadata:\n  name: h100-4\n  labels: {nvidia.com/gpu.present: \"true\", pool: vllm}\nstatus: {allocatable: {nvidia.com/gpu: \"8\", pods: \"110\"}}\n"},
 	{name: "a gang of MIG slices beside a bound pod with one node out",
 		files: []string{"clusterpolicy-rollout.yaml"}, out: []string{"a100-0"}, more: migGang},
+	{name: "a PyTorchJob whose two large nodes go out together in round 2",
+		files: []string{"gang-rounds.yaml"}, out: []string{"g2", "g3"}},
+	{name: "a PyTorchJob that no round in name order takes two large nodes from",
+		files: []string{"gang-rounds-split.yaml"}, out: []string{"g0", "g2"}},
 	{name: "a PyTorchJob on a node of 2 GPUs", files: []string{"pytorchjob-mnist.yaml"}},
 	{name: "a PyTorchJob on a node of 1 GPU", files: []string{"pytorchjob-mnist-small.yaml"}},
 	{name: "a Volcano Job whose minAvailable needs both GPU workers", files: []string{"volcano-mindspore.yaml"}},
@@ -115,6 +119,11 @@ type predictedGang struct {
 	window               []int
 	drv015, drv029, plan bool // a finding of each, and plan --all's displaced
 	drv015Msg, drv029Msg string
+	// displaced is plan --all's entry of the gang, nil for none; rounds
+	// the nodes each round of the rollout (in name order) takes out, when
+	// every node is upgraded and uncordoned before the next round.
+	displaced *plan.Displaced
+	rounds    [][]string
 }
 
 func TestFidelityGangs(t *testing.T) {
@@ -176,6 +185,57 @@ func runGangScenario(t *testing.T, c *testcluster.Cluster, sc gangScenario) {
 	if want.drv029 == fitsW || want.plan == fitsW {
 		t.Errorf("with %v out the gang scheduler fits=%v, but DRV029 %v and plan --all displaced %v: %s", sc.out, fitsW, want.drv029, want.plan, want.drv029Msg)
 	}
+	for _, node := range sc.out {
+		kubectl(t, c, "uncordon", node)
+	}
+	compareRounds(t, c, dir, want, pods, minCount, extra)
+}
+
+// compareRounds holds plan --all's rounds to the gang scheduler: with
+// each round's nodes cordoned, the gang fits there unless plan --all
+// says the round displaces it, and then with the count it gives. A
+// rollout whose nodes all upgrade is compared round by round; another
+// at the first round plan --all names (its nodes then out).
+func compareRounds(t *testing.T, c *testcluster.Cluster, dir string, want predictedGang, pods []map[string]any, minCount, extra int) {
+	t.Helper()
+	d := want.displaced
+	rounds := want.rounds
+	if rounds == nil {
+		if d == nil || d.First == nil {
+			return
+		}
+		rounds = make([][]string, d.First.Round)
+		rounds[d.First.Round-1] = d.First.Out
+	}
+	displacedIn := 0
+	for i, out := range rounds {
+		if len(out) == 0 {
+			continue
+		}
+		for _, node := range out {
+			kubectl(t, c, "cordon", node)
+		}
+		a := placeGang(t, c, dir, fmt.Sprintf("round%d", i+1), pods, minCount)
+		for _, node := range out {
+			kubectl(t, c, "uncordon", node)
+		}
+		first := d != nil && d.First != nil && d.First.Round == i+1
+		t.Logf("round %d, %v out: the gang scheduler: %s; plan --all's first round %v", i+1, out, a, first)
+		if !a.fits {
+			displacedIn++
+		}
+		switch {
+		case first:
+			if diff := a.differs(d.First.Placed, want.must, extra); diff != "" || a.fits {
+				t.Errorf("round %d, %v out: plan --all places %d of %d: %s", i+1, out, d.First.Placed, want.must, diff)
+			}
+		case !a.fits && (d == nil || d.First == nil || d.First.Round > i+1):
+			t.Errorf("round %d, %v out: the gang scheduler places it not (%s), plan --all names no round before %v", i+1, out, a, d)
+		}
+	}
+	if want.rounds != nil && d != nil && d.First != nil && d.Rounds != displacedIn {
+		t.Errorf("plan --all: %d round(s) displace the gang, the gang scheduler: %d", d.Rounds, displacedIn)
+	}
 }
 
 // predictGang reads the one gang of the files from drvcheck: its input
@@ -183,7 +243,8 @@ func runGangScenario(t *testing.T, c *testcluster.Cluster, sc gangScenario) {
 // displaced when a rollout is given (k nodes out).
 func predictGang(t *testing.T, files []string, k int) predictedGang {
 	t.Helper()
-	r := drv(t, append([]string{"input"}, files...)...)
+	matrix := []string{"--matrix", gpuReqFile("driver-580.95.05.csv")} // the driver image exists: nothing is asked of a registry
+	r := drv(t, append(append([]string{"input"}, matrix...), files...)...)
 	var doc struct {
 		Workloads []struct {
 			Object struct{ Kind, Namespace, Name string }
@@ -217,7 +278,7 @@ func predictGang(t *testing.T, files []string, k int) predictedGang {
 	if k > len(p.window) {
 		t.Fatalf("%d nodes out, but drvcheck's window goes to %d: %v", k, len(p.window), p.window)
 	}
-	checked := drvJSON(t, append([]string{"check"}, files...)...)
+	checked := drvJSON(t, append(append([]string{"check"}, matrix...), files...)...)
 	for _, f := range checked.Findings {
 		if f.Object.String() != p.object {
 			continue
@@ -232,13 +293,38 @@ func predictGang(t *testing.T, files []string, k int) predictedGang {
 	if k == 0 {
 		return p
 	}
-	r = drv(t, append([]string{"plan", "--all", "--driver", "580.95.05", "-o", "json"}, files...)...)
-	var plan struct{ Displaced []struct{ Object string } }
-	if err := json.Unmarshal([]byte(r.stdout), &plan); err != nil {
+	r = drv(t, append(append([]string{"plan", "--all", "--driver", "580.95.05", "-o", "json"}, matrix...), files...)...)
+	var rolled plan.Rolling
+	if err := json.Unmarshal([]byte(r.stdout), &rolled); err != nil {
 		t.Fatalf("plan --all: %v\n%s", err, r.stderr)
 	}
-	p.plan = slices.ContainsFunc(plan.Displaced, func(d struct{ Object string }) bool { return d.Object == p.object })
+	for i, d := range rolled.Displaced {
+		if d.Object == p.object {
+			p.plan, p.displaced = true, &rolled.Displaced[i]
+		}
+	}
+	p.rounds = roundsOf(rolled.Nodes)
 	return p
+}
+
+// roundsOf are the nodes each round takes out, when every node the
+// rollout rolls is upgraded (and so uncordoned before the next round
+// starts); nil otherwise.
+func roundsOf(nodes []plan.NodeOutcome) [][]string {
+	var rounds [][]string
+	for _, o := range nodes {
+		if !o.Rolled() {
+			continue
+		}
+		if o.Outcome != plan.Upgraded || o.Round < 1 {
+			return nil
+		}
+		for len(rounds) < o.Round {
+			rounds = append(rounds, nil)
+		}
+		rounds[o.Round-1] = append(rounds[o.Round-1], o.Node)
+	}
+	return rounds
 }
 
 // fixtureObjects reads the files' Nodes, as kwok's fake nodes, their Pods

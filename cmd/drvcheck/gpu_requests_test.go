@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/drvcheck/drvcheck/internal/plan"
 	"github.com/drvcheck/drvcheck/internal/testcluster"
 	"github.com/drvcheck/drvcheck/policy"
 )
@@ -378,6 +379,45 @@ func TestGangDuringTheRollout(t *testing.T) {
 	}
 	if fs := drvJSON(t, fleet...).byRule("DRV029"); len(fs) != 0 {
 		t.Errorf("no operator profile: %+v", fs)
+	}
+}
+
+// gangRounds is plan --all -o json's displaced of files read with
+// the driver image listed.
+func gangRounds(t *testing.T, files ...string) []plan.Displaced {
+	t.Helper()
+	args := []string{"plan", "--all", "--driver", "580.95.05", "--matrix", gpuReqFile("driver-580.95.05.csv"), "-o", "json"}
+	for _, f := range files {
+		args = append(args, gpuReqFile(f))
+	}
+	r := drv(t, args...)
+	var out struct{ Displaced []plan.Displaced }
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("%v\n%s", err, r.stderr)
+	}
+	return out.Displaced
+}
+
+// Two nodes at a time (gang-rounds.yaml): the gang loses its place in
+// the round that takes its two large nodes out, round 2, and check's
+// DRV029 warns of it. When no round in name order or reverse takes two
+// large nodes at once (gang-rounds-split.yaml), DRV029 still warns, and
+// plan --all says it depends on the operator's order.
+func TestPlanAllNamesTheRoundAGangLosesItsPlace(t *testing.T) {
+	ds := gangRounds(t, "gang-rounds.yaml")
+	if len(ds) != 1 || ds[0].First == nil || ds[0].First.Round != 2 || strings.Join(ds[0].First.Out, ",") != "g2,g3" ||
+		ds[0].First.Placed != 0 || ds[0].Must != 2 || ds[0].OrderDependent {
+		t.Errorf("gang-rounds.yaml: %+v", ds)
+	}
+	ds = gangRounds(t, "gang-rounds-split.yaml")
+	if len(ds) != 1 || ds[0].First != nil || !ds[0].OrderDependent || !strings.Contains(ds[0].Why, "in another order the operator may take") {
+		t.Errorf("gang-rounds-split.yaml: %+v", ds)
+	}
+	for f, placed := range map[string]string{"gang-rounds.yaml": "0 of the 2 GPU pods", "gang-rounds-split.yaml": "1 of the 2 GPU pods"} {
+		fs := drvJSON(t, "check", "--matrix", gpuReqFile("driver-580.95.05.csv"), gpuReqFile(f)).byRule("DRV029")
+		if len(fs) != 1 || !strings.Contains(fs[0].Message, placed) {
+			t.Errorf("%s: DRV029 %+v", f, fs)
+		}
 	}
 }
 

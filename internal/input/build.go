@@ -11,6 +11,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/gpures"
 	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/input/workload"
+	"github.com/drvcheck/drvcheck/internal/input/workload/gpufit"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
@@ -39,6 +40,9 @@ type Options struct {
 	// ClusterPolicy names, when the inputs hold them (ConfigsOf); nil
 	// without.
 	GPU *gpures.Configs
+	// Gangs, when set, gets the gangs that fit the fleet (gpufit.Room),
+	// for plan --all to ask again with each round's nodes out.
+	Gangs *[]*gpufit.Room
 }
 
 // Build returns the input document for inv, whose nodes' facts are facts
@@ -57,7 +61,13 @@ func Build(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog,
 		wg        sync.WaitGroup
 	)
 	wg.Go(func() { nodes = nodeEntries(inv, facts, cat, opt.GPU) })
-	wg.Go(func() { workloads, claims = workload.Sections(inv, facts, opt.CUDA, opt.GPU) })
+	wg.Go(func() {
+		var gangs []*gpufit.Room
+		workloads, claims, gangs = workload.Sections(inv, facts, opt.CUDA, opt.GPU)
+		if opt.Gangs != nil {
+			*opt.Gangs = gangs
+		}
+	})
 	if opt.Drain != nil {
 		wg.Go(func() { drainDoc = DrainSections(facts, opt.Drain, opt.Operator) })
 	}

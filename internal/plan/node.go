@@ -27,6 +27,8 @@ type After struct {
 	Facts    *nodefacts.Set
 	Catalog  *catalog.Catalog
 	Findings []policy.Finding
+	// Gangs are the gangs that fit the fleet, asked at each round.
+	Gangs []Gang
 	// images are the image findings by node, once indexed.
 	images map[string][]Blocker
 }

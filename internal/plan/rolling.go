@@ -12,7 +12,6 @@ import (
 	"github.com/drvcheck/drvcheck/internal/oneline"
 	"github.com/drvcheck/drvcheck/internal/operator"
 	"github.com/drvcheck/drvcheck/internal/placement"
-	"github.com/drvcheck/drvcheck/policy"
 )
 
 // Outcomes of a node in a rolling upgrade.
@@ -88,32 +87,15 @@ type Rolling struct {
 	Severity string `json:"severity,omitempty"`
 	// Displaced are the GPU workloads that lose their place while a
 	// window's nodes are out: gangs that fit the fleet but not the fleet
-	// less the nodes the rollout takes out at once, at worst (the rules'
-	// DRV029). A Deployment's replacements are the simulation's own
-	// (NodeOutcome.Pending).
+	// less the nodes a round of the simulation holds cordoned, and those
+	// the rules find at worst (DRV029) in another order. A Deployment's
+	// replacements are the simulation's own (NodeOutcome.Pending).
 	Displaced []Displaced `json:"displaced"`
 }
 
-// Displaced is a GPU workload without room for all its pods while a
-// window's nodes are out.
-type Displaced struct {
-	Object string `json:"object"`
-	Why    string `json:"why"`
-}
-
-// windowRule is the rule that judges a gang against the rollout's window.
+// windowRule is the rule that judges a gang against the rollout's window
+// at worst.
 const windowRule = "DRV029"
-
-// displaced are the window's casualties the rules found.
-func displaced(fs []policy.Finding) []Displaced {
-	out := []Displaced{}
-	for _, f := range fs {
-		if f.Rule == windowRule {
-			out = append(out, Displaced{Object: f.Object.String(), Why: f.Message})
-		}
-	}
-	return out
-}
 
 // RollingOptions shape the simulation: each scope's policy comes from the
 // operator profile (internal/operator), or is the manual procedure.
@@ -151,11 +133,12 @@ func Roll(m *placement.Model, after After, opt RollingOptions) (*Rolling, error)
 	r := &Rolling{Driver: opt.Driver}
 	forward := m.NewSim(drain.Flags{})
 	backward := m.NewSim(drain.Flags{})
+	ahead, behind := newGangWatch(after.Gangs, ""), newGangWatch(after.Gangs, ", nodes in reverse name order")
 	for _, sc := range scopes {
-		out := sc.roll(forward, after, opt.Driver, false)
+		out := sc.roll(forward, ahead, after, opt.Driver, false)
 		if !sc.Policy.Manual { // the manual procedure goes in the user's order
 			twin := *sc // the same nodes and starts; its own window and verdict
-			other := twin.roll(backward, after, opt.Driver, true)
+			other := twin.roll(backward, behind, after, opt.Driver, true)
 			contested := sc.Halts && sc.contested(out)
 			for i := range out {
 				o := &out[i]
@@ -169,8 +152,8 @@ func Roll(m *placement.Model, after After, opt RollingOptions) (*Rolling, error)
 		r.Halts = r.Halts || sc.Halts
 	}
 	slices.SortStableFunc(r.Nodes, func(a, b NodeOutcome) int { return strings.Compare(a.Node, b.Node) })
+	r.Displaced = displacedOf(ahead, behind, after.Findings)
 	r.Verdict, r.Severity = VerdictOf(r)
-	r.Displaced = displaced(after.Findings)
 	for i := range r.Nodes {
 		o := &r.Nodes[i]
 		o.Why, o.Evicted, o.Pending = nonNil(o.Why), nonNilS(o.Evicted), nonNilS(o.Pending)
@@ -267,8 +250,9 @@ func (sc *scope) contested(out []NodeOutcome) bool {
 	return started && left
 }
 
-// roll runs one scope on sim, in name order or reversed.
-func (sc *scope) roll(sim *placement.Sim, after After, version string, reversed bool) []NodeOutcome {
+// roll runs one scope on sim, in name order or reversed, gangs asked at
+// each round.
+func (sc *scope) roll(sim *placement.Sim, gangs *gangWatch, after After, version string, reversed bool) []NodeOutcome {
 	out := slices.Clone(sc.unmanaged)
 	if !sc.Policy.AutoUpgrade {
 		// ApplyState returns at once (upgrade_state.go:372-375).
@@ -282,7 +266,7 @@ func (sc *scope) roll(sim *placement.Sim, after After, version string, reversed 
 	if len(sc.untolerated) > 0 {
 		return append(out, sc.unbuilt()...)
 	}
-	run := &rollout{scope: sc, sim: sim, after: after, at: map[string]*NodeOutcome{}, landed: map[string]landing{}, uncordoned: map[string]bool{}}
+	run := &rollout{scope: sc, sim: sim, gangs: gangs, after: after, at: map[string]*NodeOutcome{}, landed: map[string]landing{}, uncordoned: map[string]bool{}}
 	order := slices.Clone(sc.nodes)
 	if reversed {
 		slices.Reverse(order)
@@ -349,6 +333,7 @@ func (sc *scope) unbuilt() []NodeOutcome {
 type rollout struct {
 	*scope
 	sim        *placement.Sim
+	gangs      *gangWatch
 	after      After
 	at         map[string]*NodeOutcome
 	required   int // nodes in upgrade-required
@@ -441,11 +426,13 @@ func (r *rollout) loop(resumed, queue []*corev1.Node) {
 		}
 		for _, n := range start {
 			r.sim.Cordon(n.Name) // cordon-required and on are cordoned by the library
+			r.gangs.cordon(n.Name)
 			if r.starts[n.Name].entry != resumes {
 				r.required--
 				r.inProgress++
 			}
 		}
+		r.gangs.round(r.Name, round) // the window at its fullest: none done yet
 		r.runRound(round, start)
 		queue = rest
 	}
@@ -509,6 +496,7 @@ func (r *rollout) done(n *corev1.Node, o *NodeOutcome) {
 		return
 	}
 	r.uncordoned[n.Name] = true
+	r.gangs.uncordon(n.Name)
 	for _, e := range r.sim.Uncordon(n.Name) {
 		r.landed[e.Pod.Key()] = landing{uncordoned: n.Name, to: e.To}
 	}

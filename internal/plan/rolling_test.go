@@ -110,7 +110,7 @@ func fleetUpgradingDocs(t *testing.T, nodes []string, docs []string, rows ...str
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, plan.After{Facts: res.Facts, Catalog: res.Catalog, Findings: res.Findings}
+	return m, runner.AfterOf(res)
 }
 
 const row550 = "550,5.15.0-119-generic,ubuntu22.04"

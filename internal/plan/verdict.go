@@ -11,7 +11,9 @@ import (
 // --fail-on reads as it reads findings': error when a node fails, sticks
 // or never starts (check reports such a node under DRV030 once the
 // rollout is under way), warning when a scope is not rolled at all
-// (autoUpgrade off), none when every managed node upgrades.
+// (autoUpgrade off) or a gang loses its place while a window's nodes are
+// out (Displaced, as check's DRV029), none when every managed node
+// upgrades.
 func VerdictOf(r *Rolling) (verdict, severity string) {
 	count := map[string]int{}
 	for _, o := range r.Nodes {
@@ -48,6 +50,12 @@ func VerdictOf(r *Rolling) (verdict, severity string) {
 	}
 	if severity == "" && count[Upgraded] > 0 {
 		parts[0] += ", no node stalls"
+	}
+	if len(r.Displaced) > 0 {
+		parts = append(parts, fmt.Sprintf("%d GPU workload(s) lose their place while a window's nodes are out; exit 1 with --fail-on warning", len(r.Displaced)))
+		if severity == "" {
+			severity = policy.Warning
+		}
 	}
 	return strings.Join(parts, "; "), severity
 }

@@ -102,7 +102,7 @@ func Rolling(w io.Writer, format string, r *plan.Rolling) error {
 		rollingScope(bw, sc)
 	}
 	for _, d := range r.Displaced {
-		fmt.Fprintf(bw, "  while a window's nodes are out, %s loses its place: %s\n", oneline.Escape(d.Object), oneline.Escape(d.Why))
+		fmt.Fprintf(bw, "  while a window's nodes are out, %s loses its place%s: %s\n", oneline.Escape(d.Object), displacedRounds(d), oneline.Escape(d.Why))
 	}
 	if len(r.Nodes) > 0 {
 		fmt.Fprintf(bw, "%5s  %-20s %-12s %s\n", "round", "node", "outcome", "state reached, why, fix")
@@ -111,6 +111,19 @@ func Rolling(w io.Writer, format string, r *plan.Rolling) error {
 		rollingNode(bw, o)
 	}
 	return bw.Flush()
+}
+
+// displacedRounds says in how many rounds a displaced gang loses its
+// place, when more than one, and when that depends on the order.
+func displacedRounds(d plan.Displaced) string {
+	var s string
+	if d.Rounds > 1 {
+		s = fmt.Sprintf(" in %d rounds", d.Rounds)
+	}
+	if d.OrderDependent {
+		s += " (depends on the operator's order)"
+	}
+	return s
 }
 
 func rollingScope(w io.Writer, sc plan.Scope) {

@@ -54,6 +54,7 @@ type rolloutView struct {
 type timeline struct {
 	Cluster, Driver, Verdict, Severity string
 	Scopes                             []timelineScope
+	Displaced                          []plan.Displaced
 }
 
 type timelineScope struct {
@@ -84,7 +85,7 @@ func RollingHTML(w io.Writer, rs ...*plan.Rolling) error {
 		v.Title += " to " + rs[0].Driver
 	}
 	for _, r := range rs {
-		tl := timeline{Cluster: r.Cluster, Driver: r.Driver, Verdict: r.Verdict, Severity: r.Severity}
+		tl := timeline{Cluster: r.Cluster, Driver: r.Driver, Verdict: r.Verdict, Severity: r.Severity, Displaced: r.Displaced}
 		for _, sc := range r.Scopes {
 			tl.Scopes = append(tl.Scopes, timelineOf(sc, r.Nodes))
 		}

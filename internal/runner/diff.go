@@ -110,7 +110,11 @@ func noConfiguration(s Side) error {
 // AfterOf is what the rules say of the fleet a run read, for the
 // rollout's audit: every finding, those an exception holds back too.
 func AfterOf(res *Result) plan.After {
-	return plan.After{Facts: res.Facts, Catalog: res.Catalog, Findings: AllFindings(res)}
+	gangs := make([]plan.Gang, len(res.Gangs))
+	for i, g := range res.Gangs {
+		gangs[i] = g
+	}
+	return plan.After{Facts: res.Facts, Catalog: res.Catalog, Findings: AllFindings(res), Gangs: gangs}
 }
 
 // AllFindings are a run's findings with those exceptions held back.

@@ -13,6 +13,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/exceptions"
 	"github.com/drvcheck/drvcheck/internal/imageref"
 	"github.com/drvcheck/drvcheck/internal/input"
+	"github.com/drvcheck/drvcheck/internal/input/workload/gpufit"
 	"github.com/drvcheck/drvcheck/internal/inventory"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
@@ -91,6 +92,9 @@ type Result struct {
 	// exceptions past their date (see except).
 	Suppressed []exceptions.Suppressed
 	Expired    []exceptions.Expired
+	// Gangs are the gangs that fit the fleet the rules judged, for plan
+	// --all to judge again with each round's nodes out.
+	Gangs []*gpufit.Room
 }
 
 // Run is every run, whatever its objects come from: compile the rules,
@@ -291,6 +295,8 @@ func evaluate(ctx context.Context, r *opened, compat string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	var gangs []*gpufit.Room
+	opt.Gangs = &gangs
 	in, err := convert(inv, facts, cat, opt)
 	if err != nil {
 		return nil, err
@@ -302,7 +308,7 @@ func evaluate(ctx context.Context, r *opened, compat string) (*Result, error) {
 	place(inv, findings)
 	policy.Sort(findings)
 	res := &Result{
-		Findings: findings, Rules: engine.Rules(), Inventory: inv, Catalog: cat, Facts: facts, Profile: r.profile,
+		Findings: findings, Rules: engine.Rules(), Inventory: inv, Catalog: cat, Facts: facts, Profile: r.profile, Gangs: gangs,
 		Summary: policy.Summary{Objects: inv.Objects, GPUNodes: facts.GPU()},
 	}
 	for _, u := range inv.Unread {

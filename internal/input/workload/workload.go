@@ -18,10 +18,13 @@ import (
 // Sections are input.workloads and input.claims, for inv, whose nodes'
 // facts are facts, with pol turning images into driver floors. They share
 // one reading of DRA: each claim's devices are derived and its selectors
-// evaluated once, for claims[] and for the workloads' claims_fit.
-func Sections(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, cfg *gpures.Configs) (workloads, claims []any) {
+// evaluated once, for claims[] and for the workloads' claims_fit. gangs
+// are the gangs that fit the fleet, for plan --all to ask again with a
+// rollout's nodes out.
+func Sections(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, cfg *gpures.Configs) (workloads, claims []any, gangs []*gpufit.Room) {
 	d := newDRAFleet(inv, facts)
-	return workloadEntries(inv, facts, pol, d, cfg), claimEntries(d)
+	workloads, gangs = workloadEntries(inv, facts, pol, d, cfg)
+	return workloads, claimEntries(d), gangs
 }
 
 // workloadEntries returns input.workloads: for every workload (bare Pods and
@@ -29,7 +32,7 @@ func Sections(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, c
 // wrong there. Nodes are matched by class (sched), never one by one, and
 // every join that many workloads share is cached: placements by constraint
 // content, CUDA floors by image, label lookups by key.
-func workloadEntries(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, d *draFleet, cfg *gpures.Configs) []any {
+func workloadEntries(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, d *draFleet, cfg *gpures.Configs) ([]any, []*gpufit.Room) {
 	ws := inv.Workloads()
 	c := newWorkloadFacts(inv, facts, ws, pol, d, cfg)
 	c.gangs = c.gpu.Gangs(ws)
@@ -37,7 +40,7 @@ func workloadEntries(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Po
 	for _, w := range ws {
 		out = append(out, c.entry(w))
 	}
-	return out
+	return out, c.gpu.Rooms()
 }
 
 // workloadFacts holds what the entries of one run share.

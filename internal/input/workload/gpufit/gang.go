@@ -108,7 +108,7 @@ func (j *Judge) gang(ms []member, others int) map[string]any {
 	for _, m := range ms {
 		pods += int(m.w.Replicas)
 	}
-	free, refused, known := j.gangNodes(ms)
+	free, refused, known, at := j.gangNodes(ms)
 	if pods > maxGangPods || pods*len(free) > maxGangWork {
 		// Packed one by one, a gang of millions of pods (a replicas a
 		// repository writes) would take the run's memory, and one of a
@@ -148,6 +148,7 @@ func (j *Judge) gang(ms []member, others int) map[string]any {
 			mustWords(must, pods), amounts(total), admitted, placed, amounts(only(sumAll(free), total)), refusedWords(refused))
 	} else if g["judged"].(bool) {
 		g["window"] = window(free, wants)
+		j.rooms = append(j.rooms, &Room{Object: ms[0].w.Ref, Must: must, Why: gangKinds[gangKey(ms[0].w)], j: j, p: ms[0].p, wants: wants, free: free, at: at})
 	}
 	return g
 }
@@ -256,8 +257,9 @@ func sumAll(free []slot) map[corev1.ResourceName]int64 {
 // are counted, not walked, unless members disagree on where they go.
 // refused counts the admitted nodes whose device plugin fails every
 // member's pods at admission, with why (refusal.add): they hold none; a
-// node that fails some members holds the others' (slot.refuses).
-func (j *Judge) gangNodes(ms []member) ([]slot, refusal, bool) {
+// node that fails some members holds the others' (slot.refuses). at says
+// which slot holds each node, for a rollout that takes nodes out (Room).
+func (j *Judge) gangNodes(ms []member) (free []slot, refused refusal, known bool, at slotIndex) {
 	var sets []map[*corev1.Node]bool
 	for _, m := range ms[1:] {
 		if m.p != ms[0].p {
@@ -272,9 +274,8 @@ func (j *Judge) gangNodes(ms []member) ([]slot, refusal, bool) {
 		}
 		return true
 	}
-	var free []slot
-	var refused refusal
-	known := true
+	known = true
+	at = slotIndex{byGroup: map[groupKey]int{}, byNode: map[string]int{}}
 	own := gangKey(ms[0].w)
 	bound := j.boundPods()
 	for _, v := range ms[0].p.Classes {
@@ -291,6 +292,7 @@ func (j *Judge) gangNodes(ms []member) ([]slot, refusal, bool) {
 				if all {
 					continue
 				}
+				at.byGroup[groupKey{v.Class, g.offer.Key()}] = len(free)
 				free = append(free, slot{free: g.offer.Resources, count: g.nodes, refuses: refuses})
 			}
 			continue
@@ -308,10 +310,11 @@ func (j *Judge) gangNodes(ms []member) ([]slot, refusal, bool) {
 			if all {
 				continue
 			}
+			at.byNode[n.Name] = len(free)
 			free = append(free, slot{free: j.freeOn(n, o, ms[0].w.Ref, gangPodLabel[own]), count: 1, refuses: refuses})
 		}
 	}
-	return free, refused, known
+	return free, refused, known, at
 }
 
 // refusal counts the nodes whose device plugin fails every member's pods

@@ -20,6 +20,8 @@ type Judge struct {
 	bound      map[string][]boundPod                    // by node, made on first use
 	configs    *gpures.Configs                          // the device plugin's and MIG manager's; nil when not among the inputs
 	extended   map[string]map[corev1.ResourceName]int64 // by node, what DRA gives as extended resources
+	rooms      []*Room                                  // the gangs that fit, for plan --all (Rooms)
+	byName     map[*sched.Placement]map[string]classed  // admitted nodes by name, made when a Room asks
 }
 
 // New is a judge of the workloads placed on fleet, pods being the pods
