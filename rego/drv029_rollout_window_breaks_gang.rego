@@ -24,28 +24,15 @@ findings contains f if {
 	some w in input.workloads
 	g := w.gang
 	count(g.window) > 0 # judged gangs that fit the whole fleet
-	k := out_at_once
+	k := lib.out_at_once
 	k > 0
 	placed := g.window[min([k, count(g.window)]) - 1]
 	placed < g.must
 	lib.reported(w)
 	f := lib.finding(meta, w.object, {
 		"message": sprintf("the driver rollout takes up to %d node(s) out at once (%s); without the %d of its %d admitted node(s) with the most room, %d of the %d GPU pods that must run at once fit, so it stops until they return: %s", [
-			k, scope_words, min([k, g.admitted]), g.admitted, placed, g.must, g.why,
+			k, lib.window_words, min([k, g.admitted]), g.admitted, placed, g.must, g.why,
 		]),
 		"field": g.field,
 	})
 }
-
-# out_at_once is the most nodes any scope that rolls on its own takes out
-# at a time: maxUnavailable, bounded by maxParallelUpgrades when set.
-out_at_once := max({at_once(s) | some s in input.upgrade.scopes; s.policy.auto_upgrade})
-
-at_once(s) := min([s.max_unavailable, s.policy.max_parallel_upgrades]) if {
-	s.policy.max_parallel_upgrades > 0
-} else := s.max_unavailable
-
-scope_words := concat("; ", sort([sprintf("%s: maxUnavailable %d, maxParallelUpgrades %d", [s.name, s.max_unavailable, s.policy.max_parallel_upgrades]) |
-	some s in input.upgrade.scopes
-	s.policy.auto_upgrade
-]))

@@ -421,6 +421,38 @@ func TestPlanAllNamesTheRoundAGangLosesItsPlace(t *testing.T) {
 	}
 }
 
+// vLLM's Deployment filling 4 nodes of one GPU (vllm-deployment.yaml)
+// under the chart's upgrade policy: one node out leaves room for 3 of its
+// 4 pods, a warning (DRV032), and plan --all's rollout leaves the evicted
+// pod Pending in each round. A fifth node gives room; without an operator
+// profile there is no rollout.
+func TestReplicasDuringTheRollout(t *testing.T) {
+	matrix := []string{"--matrix", gpuReqFile("driver-580.95.05.csv")}
+	fleet := append([]string{"check"}, append(matrix, gpuReqFile("vllm-deployment.yaml"))...)
+	rollout := gpuReqFile("clusterpolicy-rollout.yaml")
+	fs := drvJSON(t, append(fleet, rollout)...).byRule("DRV032")
+	if len(fs) != 1 || fs[0].Object.String() != "Deployment/default/mistral-7b" || fs[0].Severity != "warning" ||
+		!strings.Contains(fs[0].Message, "4 pod(s) in all, which the 4 admitted node(s) hold (room for 4), but without the 1 of them that hold the most, 3 fit: 1 wait Pending") {
+		t.Errorf("%+v", fs)
+	}
+	if fs := drvJSON(t, append(fleet, gpuReqFile("vllm-deployment-room.yaml"), rollout)...).byRule("DRV032"); len(fs) != 0 {
+		t.Errorf("a fifth node: %+v", fs)
+	}
+	if fs := drvJSON(t, fleet...).byRule("DRV032"); len(fs) != 0 {
+		t.Errorf("no operator profile: %+v", fs)
+	}
+	r := drv(t, append(append([]string{"plan", "--all", "--driver", "580.95.05", "-o", "json"}, matrix...), gpuReqFile("vllm-deployment.yaml"), rollout)...)
+	var rolled plan.Rolling
+	if err := json.Unmarshal([]byte(r.stdout), &rolled); err != nil {
+		t.Fatalf("%v\n%s", err, r.stderr)
+	}
+	for _, o := range rolled.Nodes {
+		if o.Outcome != plan.Upgraded || len(o.Pending) != 1 || !strings.Contains(o.Pending[0], "Insufficient nvidia.com/gpu") {
+			t.Errorf("%s in round %d: %s, pending %v", o.Node, o.Round, o.Outcome, o.Pending)
+		}
+	}
+}
+
 // plan --all names the gang that loses its place while a window's nodes
 // are out, as DRV029 judges it.
 func TestPlanAllNamesTheDisplacedGang(t *testing.T) {

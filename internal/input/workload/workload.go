@@ -36,6 +36,9 @@ func workloadEntries(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Po
 	ws := inv.Workloads()
 	c := newWorkloadFacts(inv, facts, ws, pol, d, cfg)
 	c.gangs = c.gpu.Gangs(ws)
+	if !inv.Live {
+		c.rolloutRoom = c.gpu.Replicated(ws, c.owned)
+	}
 	out := make([]any, 0, len(ws))
 	for _, w := range ws {
 		out = append(out, c.entry(w))
@@ -62,7 +65,8 @@ type workloadFacts struct {
 	messages    map[*sched.Placement]map[string]any
 	gpu         *gpufit.Judge // gpu_fit and gang
 	gangs       map[*inventory.Workload]map[string]any
-	dra         *draFleet // the claims pods name and the devices they meet
+	rolloutRoom map[*inventory.Workload]map[string]any // rollout_room, from files
+	dra         *draFleet                              // the claims pods name and the devices they meet
 }
 
 // fleetKeys are the labels every class is split on, besides those the
@@ -140,6 +144,9 @@ func (c *workloadFacts) entry(w *inventory.Workload) map[string]any {
 	}
 	if g := c.gangs[w]; g != nil {
 		e["gang"] = g
+	}
+	if r := c.rolloutRoom[w]; r != nil {
+		e["rollout_room"] = r
 	}
 	if len(spec.ResourceClaims) > 0 {
 		if cf := c.claimsFit(w, p); cf != nil {
