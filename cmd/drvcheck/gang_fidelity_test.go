@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -377,11 +378,15 @@ func readObjects(t *testing.T, path string) []map[string]any {
 }
 
 // fakeNode is a fixture's Node for kwok to run: its labels and
-// allocatable as written, its capacity the same.
+// allocatable as written, its capacity the same; CPU and memory, which
+// drvcheck does not model, ample when the fixture lists none.
 func fakeNode(o map[string]any) map[string]any {
 	meta := o["metadata"].(map[string]any)
 	status, _ := o["status"].(map[string]any)
-	alloc, _ := status["allocatable"].(map[string]any)
+	alloc := map[string]any{"cpu": "64", "memory": "512Gi"}
+	if a, ok := status["allocatable"].(map[string]any); ok {
+		maps.Copy(alloc, a)
+	}
 	return map[string]any{
 		"apiVersion": "v1", "kind": "Node",
 		"metadata": map[string]any{"name": meta["name"], "labels": meta["labels"],

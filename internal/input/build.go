@@ -63,7 +63,7 @@ func Build(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog,
 	wg.Go(func() { nodes = nodeEntries(inv, facts, cat, opt.GPU) })
 	wg.Go(func() {
 		var gangs []*gpufit.Room
-		workloads, claims, gangs = workload.Sections(inv, facts, opt.CUDA, opt.GPU)
+		workloads, claims, gangs = workload.Sections(inv, facts, opt.CUDA, opt.GPU, opt.Operator != nil)
 		if opt.Gangs != nil {
 			*opt.Gangs = gangs
 		}

@@ -20,10 +20,12 @@ import (
 // one reading of DRA: each claim's devices are derived and its selectors
 // evaluated once, for claims[] and for the workloads' claims_fit. gangs
 // are the gangs that fit the fleet, for plan --all to ask again with a
-// rollout's nodes out.
-func Sections(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, cfg *gpures.Configs) (workloads, claims []any, gangs []*gpufit.Room) {
+// rollout's nodes out. rollout says an operator profile was read: only
+// then is a rollout's window judged for replicated workloads
+// (rollout_room).
+func Sections(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, cfg *gpures.Configs, rollout bool) (workloads, claims []any, gangs []*gpufit.Room) {
 	d := newDRAFleet(inv, facts)
-	workloads, gangs = workloadEntries(inv, facts, pol, d, cfg)
+	workloads, gangs = workloadEntries(inv, facts, pol, d, cfg, rollout)
 	return workloads, claimEntries(d), gangs
 }
 
@@ -32,11 +34,11 @@ func Sections(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, c
 // wrong there. Nodes are matched by class (sched), never one by one, and
 // every join that many workloads share is cached: placements by constraint
 // content, CUDA floors by image, label lookups by key.
-func workloadEntries(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, d *draFleet, cfg *gpures.Configs) ([]any, []*gpufit.Room) {
+func workloadEntries(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, d *draFleet, cfg *gpures.Configs, rollout bool) ([]any, []*gpufit.Room) {
 	ws := inv.Workloads()
 	c := newWorkloadFacts(inv, facts, ws, pol, d, cfg)
 	c.gangs = c.gpu.Gangs(ws)
-	if !inv.Live {
+	if rollout && !inv.Live {
 		c.rolloutRoom = c.gpu.Replicated(ws, c.owned)
 	}
 	out := make([]any, 0, len(ws))
