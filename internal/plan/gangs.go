@@ -16,8 +16,9 @@ type Gang interface {
 	MustRun() int   // its pods that must run at once
 	Reason() string // why its kind is a gang
 	// Placed is how many of them fit with the nodes named out, and
-	// which of those nodes the gang admits.
-	Placed(out []string) (placed int, admitted []string)
+	// which of those nodes the gang admits; ok is false when it cannot
+	// say (the run's packing is over its bound).
+	Placed(out []string) (placed int, admitted []string, ok bool)
 }
 
 // Displaced is a GPU workload without room for all its pods while a
@@ -56,6 +57,10 @@ type gangWatch struct {
 	out   map[string]bool // cordoned by the rollout, not uncordoned since
 	seen  map[Gang]*Displaced
 	met   []Gang // in the order first displaced
+	// unjudged is the first round a gang could not be packed at, and
+	// the gang; 0 while every round was judged.
+	unjudged     int
+	unjudgedGang Gang
 }
 
 func newGangWatch(gangs []Gang, order string) *gangWatch {
@@ -76,7 +81,12 @@ func (g *gangWatch) round(scope string, round int) {
 	}
 	slices.Sort(out)
 	for _, x := range g.gangs {
-		placed, admitted := x.Placed(out)
+		placed, admitted, ok := x.Placed(out)
+		if !ok {
+			g.unjudged, g.unjudgedGang = round, x
+			g.gangs = nil // none is asked again: the bound is the run's
+			return
+		}
 		if placed >= x.MustRun() {
 			continue
 		}
@@ -125,4 +135,15 @@ func displacedOf(forward, backward *gangWatch, fs []policy.Finding) []Displaced 
 	}
 	slices.SortStableFunc(out, func(a, b Displaced) int { return strings.Compare(a.Object, b.Object) })
 	return out
+}
+
+// unjudgedNote says, when the packing of gangs stopped at its bound, from
+// which round on no gang was judged; "" otherwise.
+func unjudgedNote(forward, backward *gangWatch) string {
+	for _, g := range []*gangWatch{forward, backward} {
+		if g.unjudged > 0 {
+			return fmt.Sprintf("gangs are not judged from round %d on (%s): packing every gang at every round of this fleet is past drvcheck's bound; check's DRV029 judges each at worst", g.unjudged, g.unjudgedGang)
+		}
+	}
+	return ""
 }

@@ -93,3 +93,27 @@ func TestRollingGangKeepsItsPlaceWhenNoRoundTakesItsNodes(t *testing.T) {
 		t.Fatalf("%v %+v", err, r.Displaced)
 	}
 }
+
+// unpackable is a gang whose packing is past the run's bound.
+type unpackable struct{}
+
+func (unpackable) String() string { return "LeaderWorkerSet/default/huge" }
+func (unpackable) MustRun() int   { return 2 }
+func (unpackable) Reason() string { return "a test" }
+func (unpackable) Placed([]string) (int, []string, bool) {
+	return 0, nil, false
+}
+
+// A gang that cannot be packed past the bound is no finding, and the
+// rollout says from which round on gangs were not judged.
+func TestRollingGangsPastTheBound(t *testing.T) {
+	m, after := fleetOfDocs(t, gangFleet(2, 2, 8, 8), row550)
+	after.Gangs = []plan.Gang{unpackable{}}
+	r, err := plan.Roll(m, after, operatorFlow(twoAtATime))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Displaced) != 0 || !strings.Contains(r.GangsUnjudged, "gangs are not judged from round 1 on (LeaderWorkerSet/default/huge)") {
+		t.Fatalf("%+v %q", r.Displaced, r.GangsUnjudged)
+	}
+}

@@ -91,6 +91,9 @@ type Rolling struct {
 	// the rules find at worst (DRV029) in another order. A Deployment's
 	// replacements are the simulation's own (NodeOutcome.Pending).
 	Displaced []Displaced `json:"displaced"`
+	// GangsUnjudged says from which round on gangs were not judged, when
+	// packing them at every round went past its bound; "" otherwise.
+	GangsUnjudged string `json:"gangs_unjudged,omitempty"`
 }
 
 // windowRule is the rule that judges a gang against the rollout's window
@@ -153,6 +156,7 @@ func Roll(m *placement.Model, after After, opt RollingOptions) (*Rolling, error)
 	}
 	slices.SortStableFunc(r.Nodes, func(a, b NodeOutcome) int { return strings.Compare(a.Node, b.Node) })
 	r.Displaced = displacedOf(ahead, behind, after.Findings)
+	r.GangsUnjudged = unjudgedNote(ahead, behind)
 	r.Verdict, r.Severity = VerdictOf(r)
 	for i := range r.Nodes {
 		o := &r.Nodes[i]

@@ -104,6 +104,9 @@ func Rolling(w io.Writer, format string, r *plan.Rolling) error {
 	for _, d := range r.Displaced {
 		fmt.Fprintf(bw, "  while a window's nodes are out, %s loses its place%s: %s\n", oneline.Escape(d.Object), displacedRounds(d), oneline.Escape(d.Why))
 	}
+	if r.GangsUnjudged != "" {
+		fmt.Fprintf(bw, "  note: %s\n", oneline.Escape(r.GangsUnjudged))
+	}
 	if len(r.Nodes) > 0 {
 		fmt.Fprintf(bw, "%5s  %-20s %-12s %s\n", "round", "node", "outcome", "state reached, why, fix")
 	}

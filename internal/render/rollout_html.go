@@ -55,6 +55,7 @@ type timeline struct {
 	Cluster, Driver, Verdict, Severity string
 	Scopes                             []timelineScope
 	Displaced                          []plan.Displaced
+	GangsUnjudged                      string
 }
 
 type timelineScope struct {
@@ -85,7 +86,7 @@ func RollingHTML(w io.Writer, rs ...*plan.Rolling) error {
 		v.Title += " to " + rs[0].Driver
 	}
 	for _, r := range rs {
-		tl := timeline{Cluster: r.Cluster, Driver: r.Driver, Verdict: r.Verdict, Severity: r.Severity, Displaced: r.Displaced}
+		tl := timeline{Cluster: r.Cluster, Driver: r.Driver, Verdict: r.Verdict, Severity: r.Severity, Displaced: r.Displaced, GangsUnjudged: r.GangsUnjudged}
 		for _, sc := range r.Scopes {
 			tl.Scopes = append(tl.Scopes, timelineOf(sc, r.Nodes))
 		}

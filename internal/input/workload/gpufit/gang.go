@@ -147,8 +147,9 @@ func (j *Judge) gang(ms []member, others int) map[string]any {
 		g["message"] = fmt.Sprintf("%s ask for %s in all and must run at once, but the %d node(s) their node affinity and tolerations admit hold %d of them (%s free on them)%s",
 			mustWords(must, pods), amounts(total), admitted, placed, amounts(only(sumAll(free), total)), refusedWords(refused))
 	} else if g["judged"].(bool) {
-		g["window"] = window(free, wants)
-		j.rooms = append(j.rooms, &Room{Object: ms[0].w.Ref, Must: must, Why: gangKinds[gangKey(ms[0].w)], j: j, p: ms[0].p, wants: wants, free: free, at: at})
+		w := window(free, wants)
+		g["window"] = w
+		j.rooms = append(j.rooms, newRoom(j, ms, must, wants, free, at, w))
 	}
 	return g
 }
@@ -465,7 +466,7 @@ type bin struct {
 }
 
 func (b *bins) add(free map[corev1.ResourceName]int64, refuses []bool, count int) {
-	k := gpures.Offer{Resources: free}.Key() + fmt.Sprint(refuses)
+	k := roomKey(free, refuses)
 	if x, ok := b.byKey[k]; ok {
 		x.count += count
 		return
@@ -500,6 +501,12 @@ func (b *bins) place(want gangPod) bool {
 	}
 	b.add(left, best.refuses, 1)
 	return true
+}
+
+// roomKey tells nodes apart by what is free on them and the members
+// their device plugin refuses.
+func roomKey(free map[corev1.ResourceName]int64, refuses []bool) string {
+	return gpures.Offer{Resources: free}.Key() + fmt.Sprint(refuses)
 }
 
 func holds(free map[corev1.ResourceName]int64, want []gpures.Request) bool {

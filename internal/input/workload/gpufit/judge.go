@@ -22,6 +22,7 @@ type Judge struct {
 	extended   map[string]map[corev1.ResourceName]int64 // by node, what DRA gives as extended resources
 	rooms      []*Room                                  // the gangs that fit, for plan --all (Rooms)
 	byName     map[*sched.Placement]map[string]classed  // admitted nodes by name, made when a Room asks
+	roomWork   int                                      // what the Rooms packed so far (maxRoomWork)
 }
 
 // New is a judge of the workloads placed on fleet, pods being the pods

@@ -23,9 +23,33 @@ type Room struct {
 	j     *Judge
 	p     *sched.Placement // the first member's: the classes at indexes
 	wants []gangPod
-	free  []slot
-	at    slotIndex
-	memo  map[string]int // placed, by the slots' counts taken out
+	// free are the admitted nodes by the room free on them: a cluster's
+	// nodes, each a slot of its own (pods are bound to it), mostly share
+	// a few rooms, and a round packs those few.
+	free []slot
+	at   slotIndex      // the slot of each node, before grouping
+	room []int          // the entry of free that holds each slot
+	memo map[string]int // placed, by the counts taken out of free
+	// window is the document's: how many fit with the k roomiest out.
+	window []any
+}
+
+// newRoom keeps a gang that fits, its slots grouped by free room.
+func newRoom(j *Judge, ms []member, must int, wants []gangPod, slots []slot, at slotIndex, window []any) *Room {
+	r := &Room{Object: ms[0].w.Ref, Must: must, Why: gangKinds[gangKey(ms[0].w)], j: j, p: ms[0].p, wants: wants, at: at, window: window}
+	index := map[string]int{}
+	for _, s := range slots {
+		k := roomKey(s.free, s.refuses)
+		i, ok := index[k]
+		if !ok {
+			i = len(r.free)
+			index[k] = i
+			r.free = append(r.free, slot{free: s.free, refuses: s.refuses})
+		}
+		r.free[i].count += s.count
+		r.room = append(r.room, i)
+	}
+	return r
 }
 
 // slotIndex says which slot of a gang's holds a node: by class and offer
@@ -53,24 +77,40 @@ func (r *Room) Reason() string { return r.Why }
 // judged.
 func (j *Judge) Rooms() []*Room { return j.rooms }
 
+// maxRoomWork bounds the packing of every gang at every round of one
+// run, in pods placed times distinct rooms walked: a fleet of thousands
+// of distinct rooms (a repository can write them) and a rollout of
+// thousands of rounds would otherwise take hours. Past it, Placed says
+// it cannot judge.
+const maxRoomWork = 50_000_000
+
 // Placed says how many of the pods that must run at once fit with the
 // nodes named out (cordoned by a rollout), the others as read, and which
 // of the nodes out the gang admits: one it does not admit changes
-// nothing.
-func (r *Room) Placed(out []string) (placed int, admitted []string) {
+// nothing. ok is false once the run's packing is over maxRoomWork.
+func (r *Room) Placed(out []string) (placed int, admitted []string, ok bool) {
 	taken := map[int]int{}
 	for _, name := range out {
 		if i, ok := r.slotOf(name); ok {
-			taken[i]++
+			taken[r.room[i]]++
 			admitted = append(admitted, name)
 		}
 	}
 	if len(taken) == 0 {
-		return r.Must, nil
+		return r.Must, nil, true
+	}
+	// With as many of the roomiest out all fit: so do they with these
+	// out, as DRV029 judges it (its window is the same table).
+	if k := len(admitted); k <= len(r.window) && r.window[k-1].(int) >= r.Must {
+		return r.Must, admitted, true
 	}
 	key := takenKey(taken)
 	if placed, ok := r.memo[key]; ok {
-		return placed, admitted
+		return placed, admitted, true
+	}
+	r.j.roomWork += len(r.wants) * len(r.free)
+	if r.j.roomWork > maxRoomWork {
+		return 0, admitted, false
 	}
 	free := slices.Clone(r.free)
 	for i, k := range taken {
@@ -81,7 +121,7 @@ func (r *Room) Placed(out []string) (placed int, admitted []string) {
 		r.memo = map[string]int{}
 	}
 	r.memo[key] = placed
-	return placed, admitted
+	return placed, admitted, true
 }
 
 // slotOf is the slot that holds the node named, if the gang admits it.
