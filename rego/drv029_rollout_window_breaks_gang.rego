@@ -6,8 +6,9 @@
 # limit) at a time (k8s-operator-libs common_manager.go,
 # GetUpgradesAvailable), and deletes their GPU pods: a member of the gang
 # evicted there finds no room elsewhere, and the gang stops until the
-# nodes return. Judged at worst: the nodes out are the admitted ones with
-# the most room free.
+# nodes return. Judged at worst, in Go (gang.rollout): each scope that
+# rolls takes out its window of the admitted nodes it manages with the
+# most room free; scopes roll side by side.
 package drvcheck.rules.drv029
 
 import data.drvcheck.lib
@@ -22,17 +23,14 @@ meta := {
 
 findings contains f if {
 	some w in input.workloads
-	g := w.gang
-	count(g.window) > 0 # judged gangs that fit the whole fleet
-	k := lib.out_at_once
-	k > 0
-	placed := g.window[min([k, count(g.window)]) - 1]
-	placed < g.must
+	r := w.gang.rollout # judged gangs that fit the whole fleet, under a rollout
+	r.out > 0
+	r.placed < w.gang.must
 	lib.reported(w)
 	f := lib.finding(meta, w.object, {
-		"message": sprintf("the driver rollout takes up to %d node(s) out at once (%s); without the %d of its %d admitted node(s) with the most room, %d of the %d GPU pods that must run at once fit, so it stops until they return: %s", [
-			k, lib.window_words, min([k, g.admitted]), g.admitted, placed, g.must, g.why,
+		"message": sprintf("the driver rollout takes up to %d of its %d admitted node(s) out at once (%s); without those with the most room, %d of the %d GPU pods that must run at once fit, so it stops until they return: %s", [
+			r.out, w.gang.admitted, lib.window_words, r.placed, w.gang.must, w.gang.why,
 		]),
-		"field": g.field,
+		"field": w.gang.field,
 	})
 }

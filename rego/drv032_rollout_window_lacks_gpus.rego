@@ -5,8 +5,9 @@
 # managed nodes and deletes their GPU pods (k8s-operator-libs
 # pod_manager.go, SchedulePodEviction); their controllers make them again,
 # and those that find no GPU wait Pending until the nodes return. Judged
-# at worst, from files: the nodes out are the admitted ones that hold the
-# most of them (internal/input/workload/gpufit/replicated.go).
+# at worst, from files, in Go (rollout_room): each scope that rolls takes
+# out its window of the admitted nodes it manages that hold the most of
+# them (internal/input/workload/gpufit/replicated.go).
 package drvcheck.rules.drv032
 
 import data.drvcheck.lib
@@ -22,15 +23,12 @@ meta := {
 findings contains f if {
 	some w in input.workloads
 	r := w.rollout_room
-	k := lib.out_at_once
-	k > 0
-	held := r.window[min([k, count(r.window)]) - 1]
-	held < r.pods
+	r.held < r.pods
 	lib.reported(w)
 	f := lib.finding(meta, w.object, {
-		"message": sprintf("the driver rollout takes up to %d node(s) out at once (%s); %s ask for %s each, %d pod(s) in all, which the %d admitted node(s) hold (room for %d), but without the %d of them that hold the most, %d fit: %d wait Pending until the nodes return", [
-			k, lib.window_words, workloads_words(w, r), requests_words(r.requests), r.pods, r.admitted, r.holds,
-			min([k, r.admitted]), held, r.pods - held,
+		"message": sprintf("the driver rollout takes up to %d of their %d admitted node(s) out at once (%s); %s ask for %s each, %d pod(s) in all, which those nodes hold (room for %d), but without the %d that hold the most, %d fit: %d wait Pending until the nodes return", [
+			r.out, r.admitted, lib.window_words, workloads_words(w, r), requests_words(r.requests), r.pods, r.holds,
+			r.out, r.held, r.pods - r.held,
 		]),
 		"field": r.field,
 	})

@@ -8,10 +8,10 @@ scope(max_unavailable, parallel) := {
 }
 
 # vllm-deployment.yaml: 4 pods of one GPU on 4 nodes of one GPU; 3 fit
-# with one node out, 2 with two.
+# with one node out.
 vllm := {
 	"object": {"kind": "Deployment", "namespace": "default", "name": "mistral-7b"}, "owned": false,
-	"rollout_room": {"pods": 4, "requests": {"nvidia.com/gpu": 1}, "admitted": 4, "holds": 4, "window": [3, 2, 1, 0], "others": [],
+	"rollout_room": {"pods": 4, "requests": {"nvidia.com/gpu": 1}, "admitted": 4, "holds": 4, "out": 1, "held": 3, "others": [],
 		"field": "/spec/template/spec/containers/0/resources"},
 }
 
@@ -21,14 +21,13 @@ test_one_node_out_leaves_a_pod_pending if {
 	some f in fs
 	f.rule == "DRV032"
 	f.severity == "warning"
-	f.message == "the driver rollout takes up to 1 node(s) out at once (every managed node: maxUnavailable 1, maxParallelUpgrades 1); its replicas ask for 1 nvidia.com/gpu each, 4 pod(s) in all, which the 4 admitted node(s) hold (room for 4), but without the 1 of them that hold the most, 3 fit: 1 wait Pending until the nodes return"
+	f.message == "the driver rollout takes up to 1 of their 4 admitted node(s) out at once (every managed node: maxUnavailable 1, maxParallelUpgrades 1); its replicas ask for 1 nvidia.com/gpu each, 4 pod(s) in all, which those nodes hold (room for 4), but without the 1 that hold the most, 3 fit: 1 wait Pending until the nodes return"
 	f.field == "/spec/template/spec/containers/0/resources"
 }
 
 test_room_for_the_window_is_no_finding if {
-	room := object.union(vllm, {"rollout_room": object.union(vllm.rollout_room, {"holds": 6, "window": [5, 4, 3, 2]})})
-	count(drv032.findings) == 0 with input as {"workloads": [room], "upgrade": {"scopes": [scope(2, 0)]}}
-	count(drv032.findings) == 1 with input as {"workloads": [room], "upgrade": {"scopes": [scope(3, 0)]}}
+	room := object.union(vllm, {"rollout_room": object.union(vllm.rollout_room, {"holds": 5, "held": 4})})
+	count(drv032.findings) == 0 with input as {"workloads": [room], "upgrade": {"scopes": [scope(1, 1)]}}
 }
 
 test_others_of_the_group_are_named if {
@@ -37,8 +36,7 @@ test_others_of_the_group_are_named if {
 	contains(f.message, "its replicas and those of 1 other workload(s) of the same constraints (Deployment/default/llama)")
 }
 
-test_no_rollout_no_finding if {
-	off := {"name": "every managed node", "max_unavailable": 1, "policy": {"auto_upgrade": false, "max_parallel_upgrades": 1}}
-	count(drv032.findings) == 0 with input as {"workloads": [vllm], "upgrade": {"scopes": [off]}}
-	count(drv032.findings) == 0 with input as {"workloads": [vllm]}
+test_an_owned_template_is_not_reported if {
+	owned := object.union(vllm, {"owned": true})
+	count(drv032.findings) == 0 with input as {"workloads": [owned], "upgrade": {"scopes": [scope(1, 1)]}}
 }

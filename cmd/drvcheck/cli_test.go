@@ -142,7 +142,7 @@ func TestCheckWithoutNodesSaysWhatItSkipped(t *testing.T) {
 		t.Fatalf("%v: %s", err, r.stdout)
 	}
 	if !strings.Contains(r.stderr, "no Node in the input") || !strings.Contains(r.stderr, "DRV010 (unschedulable-affinity)") ||
-		strings.Contains(r.stderr, "--matrix") || rep.Summary.SkippedRules != 21 {
+		strings.Contains(r.stderr, "--matrix") || rep.Summary.SkippedRules != 22 {
 		t.Fatalf("exit %d, skipped %d, stderr %q", r.code, rep.Summary.SkippedRules, r.stderr)
 	}
 	if r := drv(t, "check", lab, "--matrix", matrix, "-o", "json"); r.stderr != "" || !strings.Contains(r.stdout, `"skipped_rules": 0`) {

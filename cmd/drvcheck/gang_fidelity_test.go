@@ -114,10 +114,12 @@ spec:
 
 // predictedGang is what drvcheck says of a scenario's gang.
 type predictedGang struct {
-	object               string
-	must, placed         int
-	fits                 bool
-	window               []int
+	object       string
+	must, placed int
+	fits         bool
+	// rollout is gang.rollout: how many fit with the window out at worst
+	// (out nodes); nil without a rollout.
+	rollout              *struct{ Out, Placed int }
 	drv015, drv029, plan bool // a finding of each, and plan --all's displaced
 	drv015Msg, drv029Msg string
 	// displaced is plan --all's entry of the gang, nil for none; rounds
@@ -178,7 +180,7 @@ func runGangScenario(t *testing.T, c *testcluster.Cluster, sc gangScenario) {
 		kubectl(t, c, "cordon", node)
 	}
 	window := placeGang(t, c, dir, "window", pods, minCount)
-	fitsW, placedW := window.fits, want.window[len(sc.out)-1]
+	fitsW, placedW := window.fits, want.rollout.Placed
 	t.Logf("with %v out: drvcheck %d of %d; the gang scheduler: %s", sc.out, placedW, want.must, window)
 	if d := window.differs(placedW, want.must, extra); d != "" {
 		t.Errorf("with %v out: %s", sc.out, d)
@@ -252,7 +254,7 @@ func predictGang(t *testing.T, files []string, k int) predictedGang {
 			Gang   *struct {
 				Must, Placed int
 				Fits         bool
-				Window       []int
+				Rollout      *struct{ Out, Placed int }
 			}
 		}
 	}
@@ -268,7 +270,7 @@ func predictGang(t *testing.T, files []string, k int) predictedGang {
 			t.Fatalf("more than one gang: %s and %s/%s/%s", p.object, w.Object.Kind, w.Object.Namespace, w.Object.Name)
 		}
 		p.object = w.Object.Kind + "/" + w.Object.Namespace + "/" + w.Object.Name
-		p.must, p.placed, p.fits, p.window = w.Gang.Must, w.Gang.Placed, w.Gang.Fits, w.Gang.Window
+		p.must, p.placed, p.fits, p.rollout = w.Gang.Must, w.Gang.Placed, w.Gang.Fits, w.Gang.Rollout
 	}
 	if p.object == "" {
 		t.Fatalf("drvcheck finds no gang in %v", files)
@@ -276,8 +278,8 @@ func predictGang(t *testing.T, files []string, k int) predictedGang {
 	if p.fits {
 		p.placed = p.must
 	}
-	if k > len(p.window) {
-		t.Fatalf("%d nodes out, but drvcheck's window goes to %d: %v", k, len(p.window), p.window)
+	if k > 0 && p.fits && (p.rollout == nil || p.rollout.Out != k) {
+		t.Fatalf("%d nodes out by hand, but drvcheck's rollout takes out %+v", k, p.rollout)
 	}
 	checked := drvJSON(t, append(append([]string{"check"}, matrix...), files...)...)
 	for _, f := range checked.Findings {

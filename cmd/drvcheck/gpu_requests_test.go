@@ -374,7 +374,7 @@ func TestGangDuringTheRollout(t *testing.T) {
 	fleet := []string{"check", gpuReqFile("lws-vllm.yaml"), gpuReqFile("lws-vllm-room.yaml")}
 	fs := drvJSON(t, append(fleet, gpuReqFile("clusterpolicy-rollout.yaml"))...).byRule("DRV029")
 	if len(fs) != 1 || fs[0].Object.String() != "LeaderWorkerSet/default/vllm" || fs[0].Severity != "warning" ||
-		!strings.Contains(fs[0].Message, "the driver rollout takes up to 1 node(s) out at once") || !strings.Contains(fs[0].Message, "3 of the 4 GPU pods that must run at once fit") {
+		!strings.Contains(fs[0].Message, "the driver rollout takes up to 1 of its 4 admitted node(s) out at once") || !strings.Contains(fs[0].Message, "3 of the 4 GPU pods that must run at once fit") {
 		t.Errorf("%+v", fs)
 	}
 	if fs := drvJSON(t, fleet...).byRule("DRV029"); len(fs) != 0 {
@@ -432,7 +432,7 @@ func TestReplicasDuringTheRollout(t *testing.T) {
 	rollout := gpuReqFile("clusterpolicy-rollout.yaml")
 	fs := drvJSON(t, append(fleet, rollout)...).byRule("DRV032")
 	if len(fs) != 1 || fs[0].Object.String() != "Deployment/default/mistral-7b" || fs[0].Severity != "warning" ||
-		!strings.Contains(fs[0].Message, "4 pod(s) in all, which the 4 admitted node(s) hold (room for 4), but without the 1 of them that hold the most, 3 fit: 1 wait Pending") {
+		!strings.Contains(fs[0].Message, "4 pod(s) in all, which those nodes hold (room for 4), but without the 1 that hold the most, 3 fit: 1 wait Pending") {
 		t.Errorf("%+v", fs)
 	}
 	if fs := drvJSON(t, append(fleet, gpuReqFile("vllm-deployment-room.yaml"), rollout)...).byRule("DRV032"); len(fs) != 0 {

@@ -104,8 +104,8 @@ func predictPending(t *testing.T, files []string) (pods, pending, k int) {
 		Workloads []struct {
 			Replicas    int
 			RolloutRoom *struct {
-				Pods   int
-				Window []int
+				Pods      int
+				Out, Held int
 			} `json:"rollout_room"`
 		}
 		Upgrade struct {
@@ -128,7 +128,10 @@ func predictPending(t *testing.T, files []string) (pods, pending, k int) {
 	for _, w := range doc.Workloads {
 		pods += w.Replicas
 		if w.RolloutRoom != nil {
-			pending = w.RolloutRoom.Pods - w.RolloutRoom.Window[k-1]
+			pending = w.RolloutRoom.Pods - w.RolloutRoom.Held
+			if w.RolloutRoom.Out != k {
+				t.Fatalf("the scopes take %d nodes out at once, rollout_room %d", k, w.RolloutRoom.Out)
+			}
 		}
 	}
 	checked := drvJSON(t, append([]string{"check", "--matrix", gpuReqFile("driver-580.95.05.csv")}, files...)...)

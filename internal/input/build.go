@@ -61,9 +61,10 @@ func Build(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog,
 		wg        sync.WaitGroup
 	)
 	wg.Go(func() { nodes = nodeEntries(inv, facts, cat, opt.GPU) })
+	win := rolloutWindow(facts, opt.Operator)
 	wg.Go(func() {
 		var gangs []*gpufit.Room
-		workloads, claims, gangs = workload.Sections(inv, facts, opt.CUDA, opt.GPU, opt.Operator != nil)
+		workloads, claims, gangs = workload.Sections(inv, facts, opt.CUDA, opt.GPU, win)
 		if opt.Gangs != nil {
 			*opt.Gangs = gangs
 		}

@@ -81,6 +81,21 @@ func fullDocuments(t *testing.T) (files, live map[string]any) {
 	for _, key := range []string{"workloads", "claims"} {
 		files[key] = append(files[key].([]any), dra[key].([]any)...)
 	}
+	// A rollout's window (gang.rollout, rollout_room) needs a ClusterPolicy
+	// that rolls, with the nodes it manages: fleets of their own too.
+	for _, fleet := range [][]string{{"gang-rounds.yaml"}, {"vllm-deployment.yaml", "clusterpolicy-rollout.yaml"}} {
+		var paths []string
+		for _, f := range fleet {
+			paths = append(paths, "../../testdata/gpu-requests/"+f)
+		}
+		rinv := inventoryOf(t, paths...)
+		rprofile, err := operator.Build(operator.Flags{}, operator.Objects{ClusterPolicies: rinv.ClusterPolicies})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rollout := Build(rinv, nodefacts.All(rinv.Nodes), catalog.New(), Options{Operator: rprofile})
+		files["workloads"] = append(files["workloads"].([]any), rollout["workloads"].([]any)...)
+	}
 	yes := true
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "gpu", Labels: map[string]string{"app": "a"},
 		OwnerReferences: []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "rs", Controller: &yes}}}}
@@ -117,8 +132,9 @@ var sections = map[string]func(files, live map[string]any) []any{
 	"`gpu`":                workloadPart("gpu"),
 	"`gpu_fit`":            workloadPart("gpu_fit"),
 	"`gang`":               workloadPart("gang"),
-	"`upgrade`":            func(f, _ map[string]any) []any { return []any{f["upgrade"]} },
-	"`upgrade.scopes[]`":   func(f, _ map[string]any) []any { return f["upgrade"].(map[string]any)["scopes"].([]any) },
+	"`rollout_room` *(files, operator profile)*": workloadPart("rollout_room"),
+	"`upgrade`":          func(f, _ map[string]any) []any { return []any{f["upgrade"]} },
+	"`upgrade.scopes[]`": func(f, _ map[string]any) []any { return f["upgrade"].(map[string]any)["scopes"].([]any) },
 	"`upgrade.nodes`": func(f, _ map[string]any) []any {
 		return slices.Collect(maps.Values(f["upgrade"].(map[string]any)["nodes"].(map[string]any)))
 	},

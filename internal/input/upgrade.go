@@ -11,6 +11,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/gpures"
 	"github.com/drvcheck/drvcheck/internal/input/docval"
+	"github.com/drvcheck/drvcheck/internal/input/workload/gpufit"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
 	"github.com/drvcheck/drvcheck/internal/placement"
@@ -60,6 +61,58 @@ func upgradeSection(facts *nodefacts.Set, m *placement.Model, p *operator.Profil
 	}
 	out["scopes"], out["nodes"], out["refusing"] = entries, nodes, refusing(nodes)
 	return out
+}
+
+// rolloutWindow is the driver rollout as DRV029 and DRV032 judge it at
+// worst (gpufit.Window): each scope that rolls, its managed nodes, and
+// the nodes it takes out at once, maxUnavailable over its managed nodes
+// (GetScaledValueFromIntOrPercent, rounded up) bounded by
+// maxParallelUpgrades when set. Nil without a profile or a scope that
+// rolls.
+func rolloutWindow(facts *nodefacts.Set, p *operator.Profile) *gpufit.Window {
+	if p == nil {
+		return nil
+	}
+	policies, err := operator.Policies(p, operator.PolicyFlags{})
+	if err != nil {
+		return nil // the profile checked them: upgradeSection says the same
+	}
+	index := map[string]int{}
+	var pols []operator.Policy
+	var managed []int
+	scopeOf := map[string]int{}
+	for _, f := range facts.List() {
+		if !f.GPU || !f.Image.Managed {
+			continue
+		}
+		pol, name := policies(f.Image.Owner)
+		i, ok := index[name]
+		if !ok {
+			i = len(pols)
+			index[name] = i
+			pols = append(pols, pol)
+			managed = append(managed, 0)
+		}
+		managed[i]++
+		scopeOf[f.Name] = i
+	}
+	out := make([]int, len(pols))
+	rolls := false
+	for i, pol := range pols {
+		if !pol.AutoUpgrade {
+			continue // the operator does not roll it: none of it is out
+		}
+		limit, _ := pol.Unavailable(managed[i])
+		if pol.MaxParallel > 0 {
+			limit = min(limit, pol.MaxParallel)
+		}
+		out[i] = limit
+		rolls = rolls || limit > 0
+	}
+	if !rolls {
+		return nil
+	}
+	return gpufit.NewWindow(scopeOf, out)
 }
 
 // refusing indexes the nodes' refusals by budget (namespace/name), so

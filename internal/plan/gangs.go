@@ -26,8 +26,7 @@ type Gang interface {
 type Displaced struct {
 	Object string `json:"object"`
 	Why    string `json:"why"`
-	// Must are its pods that must run at once; 0 when only the rules'
-	// judgement at worst (DRV029) says so.
+	// Must are its pods that must run at once.
 	Must int `json:"must"`
 	// First is the first round, in the simulation's order, whose window
 	// leaves it without room; Rounds counts them all, over every scope.
@@ -52,7 +51,8 @@ type GangWindow struct {
 // start are cordoned at once, and those of earlier rounds that failed or
 // stuck keep their cordon.
 type gangWatch struct {
-	gangs []Gang
+	gangs []Gang // those still asked
+	all   []Gang
 	order string          // "" in name order, else how the run goes
 	out   map[string]bool // cordoned by the rollout, not uncordoned since
 	seen  map[Gang]*Displaced
@@ -64,7 +64,7 @@ type gangWatch struct {
 }
 
 func newGangWatch(gangs []Gang, order string) *gangWatch {
-	return &gangWatch{gangs: gangs, order: order, out: map[string]bool{}, seen: map[Gang]*Displaced{}}
+	return &gangWatch{gangs: gangs, all: gangs, order: order, out: map[string]bool{}, seen: map[Gang]*Displaced{}}
 }
 
 func (g *gangWatch) cordon(node string)   { g.out[node] = true }
@@ -127,9 +127,13 @@ func displacedOf(forward, backward *gangWatch, fs []policy.Finding) []Displaced 
 			named[d.Object] = true
 		}
 	}
+	must := map[string]int{}
+	for _, x := range forward.all {
+		must[x.String()] = x.MustRun()
+	}
 	for _, f := range fs {
 		if f.Rule == windowRule && !named[f.Object.String()] {
-			out = append(out, Displaced{Object: f.Object.String(), OrderDependent: true,
+			out = append(out, Displaced{Object: f.Object.String(), Must: must[f.Object.String()], OrderDependent: true,
 				Why: "not in name order or its reverse, but in another order the operator may take: " + f.Message})
 		}
 	}

@@ -457,7 +457,7 @@ func (r *rollout) halt(left []*corev1.Node) {
 // evicted pods' replacements may land there), the retried evictions of
 // the others.
 func (r *rollout) runRound(round int, start []*corev1.Node) {
-	var retry []*corev1.Node
+	var retry, through []*corev1.Node
 	for _, n := range start {
 		o := r.at[n.Name]
 		o.Round = round
@@ -465,15 +465,22 @@ func (r *rollout) runRound(round int, start []*corev1.Node) {
 			// nextStateForUpgradeRequiredNode: cordoned, then straight to
 			// pod-restart-required (upgrade_inplace.go:134-152).
 			o.note("restart-only: cordoned and its driver pod restarted, with no GPU pod deleted and no drain (its DRIVER_CONFIG_DIGEST is the new template's)")
-			r.done(n, o)
+			through = append(through, n)
 			continue
 		}
 		switch r.removePods(n, o, false) {
 		case passed:
-			r.done(n, o)
+			through = append(through, n)
 		case blocked:
 			retry = append(retry, n)
 		}
+	}
+	// The library removes the pods of every node of the round in the same
+	// reconciles; a node's driver reload and validation take minutes
+	// more. So none is uncordoned before the others' pods are removed: a
+	// replacement evicted from one does not land on another of its round.
+	for _, n := range through {
+		r.done(n, r.at[n.Name])
 	}
 	for _, n := range retry {
 		o := r.at[n.Name]

@@ -361,8 +361,11 @@ spec:
 	if r.Halts || r.Scopes[0].MaxUnavailable != 3 || r.Scopes[0].Slots != 3 || rounds[1] != 3 || rounds[4] != 1 {
 		t.Errorf("halts %v, scope %+v, rounds %v", r.Halts, r.Scopes[0], rounds)
 	}
-	slices.Sort(evicted)
-	if strings.Join(evicted, " ") != "default/trainer-0 default/trainer-1" {
+	// The trainer's replacements land on nodes of later rounds and are
+	// deleted there again (a round's nodes stay cordoned until all its
+	// pods are removed); nothing else is.
+	if !slices.Contains(evicted, "default/trainer-0") || !slices.Contains(evicted, "default/trainer-1") ||
+		slices.ContainsFunc(evicted, func(p string) bool { return !strings.HasPrefix(p, "default/trainer-") }) {
 		t.Errorf("evicted %v; only the trainer's GPU pods", evicted)
 	}
 	// The manual procedure drains every pod, and the web budget holds.

@@ -38,17 +38,6 @@ listed(names) := concat(", ", names) if count(names) <= 5
 
 else := sprintf("%s and %d more", [concat(", ", array.slice(names, 0, 5)), count(names) - 5])
 
-# out_at_once is the most nodes any scope that rolls on its own takes out
-# at a time: maxUnavailable, bounded by maxParallelUpgrades when set
-# (k8s-operator-libs common_manager.go, GetUpgradesAvailable). Undefined
-# without a scope that rolls.
-out_at_once := max({window_of(s) | some s in input.upgrade.scopes; s.policy.auto_upgrade})
-
-# window_of(s) is the nodes scope s takes out at once.
-window_of(s) := min([s.max_unavailable, s.policy.max_parallel_upgrades]) if {
-	s.policy.max_parallel_upgrades > 0
-} else := s.max_unavailable
-
 # window_words says each rolling scope's window, for messages.
 window_words := concat("; ", sort([sprintf("%s: maxUnavailable %d, maxParallelUpgrades %d", [s.name, s.max_unavailable, s.policy.max_parallel_upgrades]) |
 	some s in input.upgrade.scopes

@@ -20,12 +20,12 @@ import (
 // one reading of DRA: each claim's devices are derived and its selectors
 // evaluated once, for claims[] and for the workloads' claims_fit. gangs
 // are the gangs that fit the fleet, for plan --all to ask again with a
-// rollout's nodes out. rollout says an operator profile was read: only
-// then is a rollout's window judged for replicated workloads
-// (rollout_room).
-func Sections(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, cfg *gpures.Configs, rollout bool) (workloads, claims []any, gangs []*gpufit.Room) {
+// rollout's nodes out. win is the driver rollout's window (nil without an
+// operator profile that rolls): gangs and replicated workloads are judged
+// with it out (gang.rollout, rollout_room).
+func Sections(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, cfg *gpures.Configs, win *gpufit.Window) (workloads, claims []any, gangs []*gpufit.Room) {
 	d := newDRAFleet(inv, facts)
-	workloads, gangs = workloadEntries(inv, facts, pol, d, cfg, rollout)
+	workloads, gangs = workloadEntries(inv, facts, pol, d, cfg, win)
 	return workloads, claimEntries(d), gangs
 }
 
@@ -34,11 +34,11 @@ func Sections(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, c
 // wrong there. Nodes are matched by class (sched), never one by one, and
 // every join that many workloads share is cached: placements by constraint
 // content, CUDA floors by image, label lookups by key.
-func workloadEntries(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, d *draFleet, cfg *gpures.Configs, rollout bool) ([]any, []*gpufit.Room) {
+func workloadEntries(inv *inventory.Inventory, facts *nodefacts.Set, pol cuda.Policy, d *draFleet, cfg *gpures.Configs, win *gpufit.Window) ([]any, []*gpufit.Room) {
 	ws := inv.Workloads()
-	c := newWorkloadFacts(inv, facts, ws, pol, d, cfg)
+	c := newWorkloadFacts(inv, facts, ws, pol, d, cfg, win)
 	c.gangs = c.gpu.Gangs(ws)
-	if rollout && !inv.Live {
+	if !inv.Live {
 		c.rolloutRoom = c.gpu.Replicated(ws, c.owned)
 	}
 	out := make([]any, 0, len(ws))
@@ -84,7 +84,7 @@ func fleetKeys() sched.Keys {
 	return k
 }
 
-func newWorkloadFacts(inv *inventory.Inventory, facts *nodefacts.Set, ws []*inventory.Workload, pol cuda.Policy, d *draFleet, cfg *gpures.Configs) *workloadFacts {
+func newWorkloadFacts(inv *inventory.Inventory, facts *nodefacts.Set, ws []*inventory.Workload, pol cuda.Policy, d *draFleet, cfg *gpures.Configs, win *gpufit.Window) *workloadFacts {
 	fleet := sched.NewFleet(inv.Nodes, fleetKeys())
 	c := &workloadFacts{
 		fleet:       fleet,
@@ -100,7 +100,7 @@ func newWorkloadFacts(inv *inventory.Inventory, facts *nodefacts.Set, ws []*inve
 		classFacts:  map[*sched.Class]classFacts{},
 		olderNodes:  map[olderKey]olderNodes{},
 		messages:    map[*sched.Placement]map[string]any{},
-		gpu:         gpufit.New(fleet, inv.Pods, cfg, inv.ExtendedOffers()),
+		gpu:         gpufit.New(fleet, inv.Pods, cfg, inv.ExtendedOffers(), win),
 		dra:         d,
 	}
 	for _, w := range ws {

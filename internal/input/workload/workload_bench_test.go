@@ -30,7 +30,7 @@ func BenchmarkWorkloads(b *testing.B) {
 	inv := decode()
 	b.Run("facts", func(b *testing.B) {
 		for b.Loop() {
-			if ws, _ := workloadEntries(inv, nodefacts.All(inv.Nodes), cuda.Policy{}, newDRAFleet(inv, nodefacts.All(inv.Nodes)), nil, false); len(ws) != 20000 {
+			if ws, _ := workloadEntries(inv, nodefacts.All(inv.Nodes), cuda.Policy{}, newDRAFleet(inv, nodefacts.All(inv.Nodes)), nil, nil); len(ws) != 20000 {
 				b.Fatalf("%d workloads", len(ws))
 			}
 		}

@@ -153,6 +153,6 @@ func TestEditDistance(t *testing.T) {
 
 // sectionsOf is input.workloads of inv, with the facts of its nodes.
 func sectionsOf(inv *inventory.Inventory, pol cuda.Policy) []any {
-	ws, _, _ := Sections(inv, nodefacts.All(inv.Nodes), pol, nil, false)
+	ws, _, _ := Sections(inv, nodefacts.All(inv.Nodes), pol, nil, nil)
 	return ws
 }

@@ -334,8 +334,9 @@ func isMIGOrGPU(name corev1.ResourceName) bool {
 
 // offerGroup is nodes of one class with the same offer.
 type offerGroup struct {
-	offer gpures.Offer
-	nodes int
+	offer  gpures.Offer
+	nodes  int
+	scopes []int // the nodes by the rollout's scope (Window.scopeCounts)
 }
 
 // offersOf groups a class's nodes by what they offer, once per class.
@@ -352,9 +353,12 @@ func (j *Judge) offersOf(cl *sched.Class) []offerGroup {
 		if !ok {
 			i = len(out)
 			index[k] = i
-			out = append(out, offerGroup{offer: o})
+			out = append(out, offerGroup{offer: o, scopes: j.window.scopeCounts()})
 		}
 		out[i].nodes++
+		if s, ok := j.window.scopeOfNode(n.Name); ok {
+			out[i].scopes[s]++
+		}
 	}
 	j.offers[cl] = out
 	return out

@@ -109,12 +109,14 @@ func (j *Judge) gang(ms []member, others int) map[string]any {
 		pods += int(m.w.Replicas)
 	}
 	free, refused, known, at := j.gangNodes(ms)
-	if pods > maxGangPods || pods*len(free) > maxGangWork {
+	j.gangWork += pods * len(free)
+	if pods > maxGangPods || pods*len(free) > maxGangWork || j.gangWork > maxGangRunWork {
 		// Packed one by one, a gang of millions of pods (a replicas a
-		// repository writes) would take the run's memory, and one of a
-		// hundred thousand on hundreds of distinct nodes its time.
+		// repository writes) would take the run's memory, one of a
+		// hundred thousand on hundreds of distinct nodes its time, and
+		// hundreds of gangs of thousands of pods the time of the run.
 		return map[string]any{"pods": pods, "must": 0, "placed": 0, "admitted": 0, "judged": false, "fits": true,
-			"why": gangKinds[gangKey(ms[0].w)], "message": "", "field": docval.Pointer(resourcesField(ms[0].w, ms[0].reqs[0].Name)), "window": []any{}}
+			"why": gangKinds[gangKey(ms[0].w)], "message": "", "field": docval.Pointer(resourcesField(ms[0].w, ms[0].reqs[0].Name))}
 	}
 	var wants []gangPod // one per pod
 	for i, m := range ms {
@@ -141,15 +143,18 @@ func (j *Judge) gang(ms []member, others int) map[string]any {
 		"pods": pods, "must": must, "placed": placed, "admitted": admitted,
 		"judged": known && admitted > 0, "fits": fits,
 		"why": gangKinds[gangKey(ms[0].w)], "message": "", "field": docval.Pointer(resourcesField(ms[0].w, ms[0].reqs[0].Name)),
-		"window": []any{},
 	}
 	if !fits {
 		g["message"] = fmt.Sprintf("%s ask for %s in all and must run at once, but the %d node(s) their node affinity and tolerations admit hold %d of them (%s free on them)%s",
 			mustWords(must, pods), amounts(total), admitted, placed, amounts(only(sumAll(free), total)), refusedWords(refused))
 	} else if g["judged"].(bool) {
-		w := window(free, wants)
-		g["window"] = w
-		j.rooms = append(j.rooms, newRoom(j, ms, must, wants, free, at, w))
+		room := newRoom(j, ms, must, wants, free, at)
+		if j.window != nil {
+			out, left := j.window.worst(free, func(s slot) int64 { return sumFree(s.free) })
+			room.worstOut, room.worstPlaced = out, pack(left, wants, 0)
+			g["rollout"] = map[string]any{"out": out, "placed": room.worstPlaced}
+		}
+		j.rooms = append(j.rooms, room)
 	}
 	return g
 }
@@ -178,6 +183,9 @@ type slot struct {
 	// refuses are the members (by index) whose pods the nodes' device
 	// plugin fails at admission; nil for none.
 	refuses []bool
+	// scopes counts the nodes by the rollout's scope that rolls them
+	// (Window); nil without a window.
+	scopes []int
 }
 
 // gangPod is one pod of a gang to place: what it asks, and its member.
@@ -194,48 +202,48 @@ func countOf(free []slot) int {
 	return n
 }
 
-// maxGangPods is the largest gang packed, and maxGangWork the most pods
-// times distinct nodes (each pod is placed by a walk of the nodes, 17
-// times with the window): beyond, it is not judged.
+// maxGangPods is the largest gang packed, maxGangWork the most pods
+// times distinct nodes (each pod is placed by a walk of the nodes, twice
+// with a rollout's window, each two ways), and maxGangRunWork the same
+// over every gang of a run: beyond, a gang is not judged.
 const (
-	maxGangPods = 100000
-	maxGangWork = 10000000
+	maxGangPods    = 100000
+	maxGangWork    = 10000000
+	maxGangRunWork = 50000000 // every gang of the run together
 )
 
-// maxWindow is the most nodes out at once the window table goes to.
-const maxWindow = 16
-
-// window is how many of the gang's pods fit with the k roomiest admitted
-// nodes out, for k = 1, 2, …: what a driver rollout that takes k nodes at
-// once (maxUnavailable, maxParallelUpgrades) leaves it at worst. The
-// rules pick k (DRV029).
-func window(free []slot, wants []gangPod) []any {
-	out := []any{}
-	for k := 1; k <= min(countOf(free), maxWindow); k++ {
-		out = append(out, pack(free, wants, k))
-	}
-	return out
-}
-
-// pack places wants, largest first, best fit, on the nodes of free less
-// the skip roomiest, and says how many fit.
+// pack places wants, largest first, on the nodes of free less the skip
+// roomiest, and says how many fit: best fit (the fullest node that holds
+// the pod) and worst fit (the emptiest, as a spreading scheduler does),
+// the better of the two. Packing is hard; either alone misses fleets the
+// other fits (pods of 5, 4, 3, 3, 3 and 2 GPUs on two nodes of 10 fit
+// worst first, not best first), and the scheduler scores GPUs neither
+// way by default.
 func pack(free []slot, wants []gangPod, skip int) int {
 	order := slices.Clone(free)
 	slices.SortStableFunc(order, func(a, b slot) int { return int(sumFree(b.free) - sumFree(a.free)) })
-	b := &bins{byKey: map[string]*bin{}}
-	for _, s := range order {
-		out := min(skip, s.count)
-		skip -= out
-		if s.count > out {
-			b.add(s.free, s.refuses, s.count-out)
-		}
-	}
 	placed := 0
-	for _, want := range wants {
-		if !b.place(want) {
+	for _, worst := range []bool{false, true} {
+		b := &bins{byKey: map[string]*bin{}, worst: worst}
+		left := skip
+		for _, s := range order {
+			out := min(left, s.count)
+			left -= out
+			if s.count > out {
+				b.add(s.free, s.refuses, s.count-out)
+			}
+		}
+		n := 0
+		for _, want := range wants {
+			if !b.place(want) {
+				break
+			}
+			n++
+		}
+		placed = max(placed, n)
+		if placed == len(wants) {
 			break
 		}
-		placed++
 	}
 	return placed
 }
@@ -251,39 +259,31 @@ func sumAll(free []slot) map[corev1.ResourceName]int64 {
 	return out
 }
 
-// gangNodes are what is free on the nodes every member of the gang
-// admits (a pod of one template never lands where another's constraints
-// send it), by class and offer, and whether every such node's offer is
-// known. A node with pods bound to it is a slot of its own; the others
-// are counted, not walked, unless members disagree on where they go.
-// refused counts the admitted nodes whose device plugin fails every
-// member's pods at admission, with why (refusal.add): they hold none; a
-// node that fails some members holds the others' (slot.refuses). at says
-// which slot holds each node, for a rollout that takes nodes out (Room).
+// gangNodes are what is free on the nodes the gang's members admit, and
+// whether every such node's offer is known. A node with pods bound to it
+// is a slot of its own; the others are counted by class and offer, not
+// walked, unless members disagree on where they go: then each node some
+// member admits is a slot of its own, refusing the members that do not
+// admit it (a pod of one template never lands where its constraints do
+// not send it). refused counts the admitted nodes whose device plugin
+// fails every member's pods at admission, with why (refusal.add): they
+// hold none; a node that fails some members holds the others'
+// (slot.refuses). at says which slot holds each node, for a rollout that
+// takes nodes out (Room).
 func (j *Judge) gangNodes(ms []member) (free []slot, refused refusal, known bool, at slotIndex) {
-	var sets []map[*corev1.Node]bool
-	for _, m := range ms[1:] {
-		if m.p != ms[0].p {
-			sets = append(sets, admittedNodes(m.p))
-		}
-	}
-	admits := func(n *corev1.Node) bool {
-		for _, s := range sets {
-			if !s[n] {
-				return false
-			}
-		}
-		return true
-	}
 	known = true
 	at = slotIndex{byGroup: map[groupKey]int{}, byNode: map[string]int{}}
-	own := gangKey(ms[0].w)
+	own := ownPods(ms[0].w)
+	if disagree(ms) {
+		free, refused, known = j.memberNodes(ms, own, at)
+		return free, refused, known, at
+	}
 	bound := j.boundPods()
 	for _, v := range ms[0].p.Classes {
 		if !v.Admits() {
 			continue
 		}
-		if len(sets) == 0 && !anyBound(v.Class.Nodes, bound) {
+		if !anyBound(v.Class.Nodes, bound) {
 			for _, g := range j.offersOf(v.Class) {
 				if !g.offer.Known() {
 					known = false
@@ -294,28 +294,87 @@ func (j *Judge) gangNodes(ms []member) (free []slot, refused refusal, known bool
 					continue
 				}
 				at.byGroup[groupKey{v.Class, g.offer.Key()}] = len(free)
-				free = append(free, slot{free: g.offer.Resources, count: g.nodes, refuses: refuses})
+				free = append(free, slot{free: g.offer.Resources, count: g.nodes, refuses: refuses, scopes: g.scopes})
 			}
 			continue
 		}
 		for _, n := range v.Class.Nodes {
-			if !admits(n) {
-				continue
+			if s, ok := j.nodeSlot(n, ms, own, nil, &refused, &known); ok {
+				at.byNode[n.Name] = len(free)
+				free = append(free, s)
 			}
-			o := j.offerOf(n)
-			if !o.Known() {
-				known = false
-				continue
-			}
-			refuses, all := refused.add(o, ms, 1)
-			if all {
-				continue
-			}
-			at.byNode[n.Name] = len(free)
-			free = append(free, slot{free: j.freeOn(n, o, ms[0].w.Ref, gangPodLabel[own]), count: 1, refuses: refuses})
 		}
 	}
 	return free, refused, known, at
+}
+
+// disagree says whether the gang's members are placed by different
+// constraints.
+func disagree(ms []member) bool {
+	for _, m := range ms[1:] {
+		if m.p != ms[0].p {
+			return true
+		}
+	}
+	return false
+}
+
+// memberNodes are the slots of a gang whose members disagree on where
+// they go: every node some member admits, one by one, in the order the
+// members' classes list them.
+func (j *Judge) memberNodes(ms []member, own func(*corev1.Pod) bool, at slotIndex) (free []slot, refused refusal, known bool) {
+	known = true
+	admits := make([]map[*corev1.Node]bool, len(ms))
+	for i, m := range ms {
+		admits[i] = admittedNodes(m.p)
+	}
+	seen := map[*corev1.Node]bool{}
+	for _, m := range ms {
+		for _, v := range m.p.Classes {
+			if !v.Admits() {
+				continue
+			}
+			for _, n := range v.Class.Nodes {
+				if seen[n] {
+					continue
+				}
+				seen[n] = true
+				if s, ok := j.nodeSlot(n, ms, own, admits, &refused, &known); ok {
+					at.byNode[n.Name] = len(free)
+					free = append(free, s)
+				}
+			}
+		}
+	}
+	return free, refused, known
+}
+
+// nodeSlot is n as a slot of its own: its offer less what bound pods
+// take, refusing the members its device plugin fails and, when admits is
+// given, those that do not admit it. ok is false when it holds none.
+func (j *Judge) nodeSlot(n *corev1.Node, ms []member, own func(*corev1.Pod) bool, admits []map[*corev1.Node]bool, refused *refusal, known *bool) (slot, bool) {
+	o := j.offerOf(n)
+	if !o.Known() {
+		*known = false
+		return slot{}, false
+	}
+	refuses, all := refused.add(o, ms, 1)
+	if all {
+		return slot{}, false
+	}
+	for i := range admits {
+		if admits[i][n] {
+			continue
+		}
+		if refuses == nil {
+			refuses = make([]bool, len(ms))
+		}
+		refuses[i] = true
+	}
+	if refuses != nil && !slices.Contains(refuses, false) {
+		return slot{}, false
+	}
+	return slot{free: j.freeOn(n, o, own), count: 1, refuses: refuses, scopes: j.window.scopeCounts(n.Name)}, true
 }
 
 // refusal counts the nodes whose device plugin fails every member's pods
@@ -412,14 +471,14 @@ func admittedNodes(p *sched.Placement) map[*corev1.Node]bool {
 }
 
 // freeOn is what n offers less what the pods bound to it (spec.nodeName,
-// not finished) ask for, but the gang's own (label key = its name).
-func (j *Judge) freeOn(n *corev1.Node, o gpures.Offer, gang object.Ref, key string) map[corev1.ResourceName]int64 {
+// not finished) ask for, but the workload's own.
+func (j *Judge) freeOn(n *corev1.Node, o gpures.Offer, own func(*corev1.Pod) bool) map[corev1.ResourceName]int64 {
 	free := make(map[corev1.ResourceName]int64, len(o.Resources))
 	for name, v := range o.Resources {
 		free[name] = v
 	}
 	for _, b := range j.boundPods()[n.Name] {
-		if b.pod.Namespace == gang.Namespace && key != "" && b.pod.Labels[key] == gang.Name {
+		if own(b.pod) {
 			continue
 		}
 		for _, r := range b.reqs {
@@ -427,6 +486,31 @@ func (j *Judge) freeOn(n *corev1.Node, o gpures.Offer, gang object.Ref, key stri
 		}
 	}
 	return free
+}
+
+// ownPods tells w's own running pods, whose room is w's: a gang's by the
+// label its controller sets (gangPodLabel), a replicated workload's by its
+// template's labels, which its selector matches (a Deployment's pods carry
+// them and a pod-template-hash).
+func ownPods(w *inventory.Workload) func(*corev1.Pod) bool {
+	if key, ok := gangPodLabel[gangKey(w)]; ok {
+		return func(p *corev1.Pod) bool { return p.Namespace == w.Ref.Namespace && p.Labels[key] == w.Ref.Name }
+	}
+	labels := w.Template.Labels
+	if !replicatedKinds[gangKey(w)] || len(labels) == 0 {
+		return func(*corev1.Pod) bool { return false }
+	}
+	return func(p *corev1.Pod) bool {
+		if p.Namespace != w.Ref.Namespace {
+			return false
+		}
+		for k, v := range labels {
+			if p.Labels[k] != v {
+				return false
+			}
+		}
+		return true
+	}
 }
 
 // boundPod is a pod bound to a node that asks for GPUs, and what it asks.
@@ -457,6 +541,7 @@ func (j *Judge) boundPods() map[string][]boundPod {
 type bins struct {
 	byKey map[string]*bin
 	list  []*bin
+	worst bool // worst fit: the emptiest node first
 }
 
 type bin struct {
@@ -477,14 +562,14 @@ func (b *bins) add(free map[corev1.ResourceName]int64, refuses []bool, count int
 }
 
 // place puts one pod where it fits with the least room left (best fit),
-// and says whether it fit.
+// or the most (worst fit), and says whether it fit.
 func (b *bins) place(want gangPod) bool {
 	var best *bin
 	for _, x := range b.list {
 		if x.count == 0 || x.refuses != nil && x.refuses[want.member] || !holds(x.free, want.reqs) {
 			continue
 		}
-		if best == nil || sumFree(x.free) < sumFree(best.free) {
+		if best == nil || b.better(sumFree(x.free), sumFree(best.free)) {
 			best = x
 		}
 	}
@@ -501,6 +586,15 @@ func (b *bins) place(want gangPod) bool {
 	}
 	b.add(left, best.refuses, 1)
 	return true
+}
+
+// better says whether a node of free room x is a better place than one
+// of than: less room for best fit, more for worst fit.
+func (b *bins) better(x, than int64) bool {
+	if b.worst {
+		return x > than
+	}
+	return x < than
 }
 
 // roomKey tells nodes apart by what is free on them and the members

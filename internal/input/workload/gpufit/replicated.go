@@ -1,8 +1,6 @@
 package gpufit
 
 import (
-	"slices"
-
 	"github.com/drvcheck/drvcheck/internal/gpures"
 	"github.com/drvcheck/drvcheck/internal/input/docval"
 	"github.com/drvcheck/drvcheck/internal/inventory"
@@ -32,14 +30,16 @@ type replicaGroup struct {
 
 // Replicated is workloads[].rollout_room (DRV032), on the first workload
 // of each group of replicated workloads (replicatedKinds, not owned by
-// another) that ask the same GPUs of the same nodes: whether all their
-// pods fit the admitted nodes' room, and, for k = 1, 2, … (at most 16),
-// how many fit with the k nodes that hold the most of them out, as a
-// driver rollout that takes k nodes out at once leaves them at worst.
-// Only a group that fits the fleet and not some window gets an entry.
+// another) that ask the same GPUs of the same nodes: their pods fit the
+// admitted nodes' room, but not with the rollout's window out at worst
+// (Window.worst: per scope, the nodes that hold the most of them). Only
+// such a group gets an entry, and only with a window.
 // From files alone: a cluster's pods are bound where they run, their room
 // already taken, and plan --all's rollout places their replacements.
 func (j *Judge) Replicated(ws []*inventory.Workload, owned func(*inventory.Workload) bool) map[*inventory.Workload]map[string]any {
+	if j.window == nil {
+		return nil
+	}
 	groups := map[fitKey]*replicaGroup{}
 	var order []*replicaGroup
 	for _, w := range ws {
@@ -73,36 +73,27 @@ func (j *Judge) Replicated(ws []*inventory.Workload, owned func(*inventory.Workl
 
 // replicaRoom judges one group: each admitted node holds as many of its
 // pods as its free room has of every resource they ask (their requests
-// are the same), so no packing is needed.
+// are the same), so no packing is needed; the window takes out, scope by
+// scope, the nodes that hold the most.
 func (j *Judge) replicaRoom(g *replicaGroup) map[string]any {
 	free, _, known, _ := j.gangNodes([]member{{w: g.ws[0], p: g.p, reqs: g.reqs, most: g.most}})
 	if !known {
 		return nil
 	}
-	var each []int // pods each admitted node holds, one entry per node
-	total := 0
+	holds, admitted := 0, 0
 	for _, s := range free {
-		n := podsOn(s, g.reqs)
-		for range s.count {
-			each = append(each, n)
-		}
-		total += n * s.count
-		if len(each) > maxGangPods {
-			return nil // a fleet this large is plan --all's to place
-		}
+		holds += podsOn(s, g.reqs) * s.count
+		admitted += s.count
 	}
-	if total < g.pods || len(each) == 0 {
+	if holds < g.pods || admitted == 0 {
 		return nil // they do not all fit even now: DRV015 or the scheduler's to say
 	}
-	slices.SortFunc(each, func(a, b int) int { return b - a })
-	var window []any
-	left, broken := total, false
-	for k := 1; k <= min(len(each), maxWindow); k++ {
-		left -= each[k-1]
-		window = append(window, min(left, g.pods))
-		broken = broken || left < g.pods
+	out, left := j.window.worst(free, func(s slot) int64 { return int64(podsOn(s, g.reqs)) })
+	held := 0
+	for _, s := range left {
+		held += podsOn(s, g.reqs) * s.count
 	}
-	if !broken {
+	if held >= g.pods {
 		return nil
 	}
 	others := []any{}
@@ -112,9 +103,10 @@ func (j *Judge) replicaRoom(g *replicaGroup) map[string]any {
 	return map[string]any{
 		"pods":     g.pods,
 		"requests": requestMap(g.reqs),
-		"admitted": len(each),
-		"holds":    total,
-		"window":   window,
+		"admitted": admitted,
+		"holds":    holds,
+		"out":      out,
+		"held":     held,
 		"others":   others,
 		"field":    docval.Pointer(resourcesField(g.ws[0], g.reqs[0].Name)),
 	}

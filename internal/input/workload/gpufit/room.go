@@ -30,13 +30,14 @@ type Room struct {
 	at   slotIndex      // the slot of each node, before grouping
 	room []int          // the entry of free that holds each slot
 	memo map[string]int // placed, by the counts taken out of free
-	// window is the document's: how many fit with the k roomiest out.
-	window []any
+	// worstOut and worstPlaced are the document's rollout: how many fit
+	// with the window's roomiest nodes out (0, 0 without a window).
+	worstOut, worstPlaced int
 }
 
 // newRoom keeps a gang that fits, its slots grouped by free room.
-func newRoom(j *Judge, ms []member, must int, wants []gangPod, slots []slot, at slotIndex, window []any) *Room {
-	r := &Room{Object: ms[0].w.Ref, Must: must, Why: gangKinds[gangKey(ms[0].w)], j: j, p: ms[0].p, wants: wants, at: at, window: window}
+func newRoom(j *Judge, ms []member, must int, wants []gangPod, slots []slot, at slotIndex) *Room {
+	r := &Room{Object: ms[0].w.Ref, Must: must, Why: gangKinds[gangKey(ms[0].w)], j: j, p: ms[0].p, wants: wants, at: at}
 	index := map[string]int{}
 	for _, s := range slots {
 		k := roomKey(s.free, s.refuses)
@@ -99,9 +100,9 @@ func (r *Room) Placed(out []string) (placed int, admitted []string, ok bool) {
 	if len(taken) == 0 {
 		return r.Must, nil, true
 	}
-	// With as many of the roomiest out all fit: so do they with these
-	// out, as DRV029 judges it (its window is the same table).
-	if k := len(admitted); k <= len(r.window) && r.window[k-1].(int) >= r.Must {
+	// With the window's roomiest nodes out all fit: so do they with no
+	// more of them out, as DRV029 judges it.
+	if len(admitted) <= r.worstOut && r.worstPlaced >= r.Must {
 		return r.Must, admitted, true
 	}
 	key := takenKey(taken)
