@@ -137,7 +137,7 @@ func (j *Judge) gang(ms []member, others int) map[string]any {
 		}
 	}
 	admitted := countOf(free)
-	placed := pack(free, wants, 0)
+	placed := pack(free, wants)
 	fits := placed == len(wants) || !known || admitted == 0
 	g := map[string]any{
 		"pods": pods, "must": must, "placed": placed, "admitted": admitted,
@@ -151,7 +151,7 @@ func (j *Judge) gang(ms []member, others int) map[string]any {
 		room := newRoom(j, ms, must, wants, free, at)
 		if j.window != nil {
 			out, left := j.window.worst(free, func(s slot) int64 { return sumFree(s.free) })
-			room.worstOut, room.worstPlaced = out, pack(left, wants, 0)
+			room.worstOut, room.worstPlaced = out, pack(left, wants)
 			g["rollout"] = map[string]any{"out": out, "placed": room.worstPlaced}
 		}
 		j.rooms = append(j.rooms, room)
@@ -212,25 +212,20 @@ const (
 	maxGangRunWork = 50000000 // every gang of the run together
 )
 
-// pack places wants, largest first, on the nodes of free less the skip
-// roomiest, and says how many fit: best fit (the fullest node that holds
+// pack places wants, largest first, on the nodes of free, and says how
+// many fit: best fit (the fullest node that holds
 // the pod) and worst fit (the emptiest, as a spreading scheduler does),
 // the better of the two. Packing is hard; either alone misses fleets the
 // other fits (pods of 5, 4, 3, 3, 3 and 2 GPUs on two nodes of 10 fit
 // worst first, not best first), and the scheduler scores GPUs neither
 // way by default.
-func pack(free []slot, wants []gangPod, skip int) int {
-	order := slices.Clone(free)
-	slices.SortStableFunc(order, func(a, b slot) int { return int(sumFree(b.free) - sumFree(a.free)) })
+func pack(free []slot, wants []gangPod) int {
 	placed := 0
 	for _, worst := range []bool{false, true} {
 		b := &bins{byKey: map[string]*bin{}, worst: worst}
-		left := skip
-		for _, s := range order {
-			out := min(left, s.count)
-			left -= out
-			if s.count > out {
-				b.add(s.free, s.refuses, s.count-out)
+		for _, s := range free {
+			if s.count > 0 {
+				b.add(s.free, s.refuses, s.count)
 			}
 		}
 		n := 0

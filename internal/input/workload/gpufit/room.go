@@ -12,9 +12,9 @@ import (
 )
 
 // Room is a gang that fits the fleet, kept so that a rollout can ask
-// again with the nodes of one of its windows out (plan --all): the
-// window table of the input document assumes the roomiest nodes out,
-// a simulated rollout knows which.
+// again with the nodes of one of its rounds out (plan --all): the
+// document's rollout assumes each scope's roomiest nodes out, a simulated
+// rollout knows which.
 type Room struct {
 	Object object.Ref
 	Must   int    // its pods that must run at once
@@ -117,7 +117,7 @@ func (r *Room) Placed(out []string) (placed int, admitted []string, ok bool) {
 	for i, k := range taken {
 		free[i].count -= min(k, free[i].count)
 	}
-	placed = pack(free, r.wants, 0)
+	placed = pack(free, r.wants)
 	if r.memo == nil {
 		r.memo = map[string]int{}
 	}

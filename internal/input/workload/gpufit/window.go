@@ -22,9 +22,6 @@ func NewWindow(scopeOf map[string]int, out []int) *Window {
 	return &Window{scopeOf: scopeOf, out: out}
 }
 
-// Scopes is how many scopes roll.
-func (w *Window) Scopes() int { return len(w.out) }
-
 // scopeOfNode is the scope that rolls node, if one does.
 func (w *Window) scopeOfNode(node string) (int, bool) {
 	if w == nil {
