@@ -34,26 +34,18 @@ func upgradeSection(facts *nodefacts.Set, m *placement.Model, p *operator.Profil
 	if p == nil {
 		return out
 	}
-	policies, _ := operator.Policies(p, operator.PolicyFlags{}) // the profile checked them
-	scopes := map[string]*upgradeScope{}
-	var order []*upgradeScope
+	order, scopeOf := managedScopes(facts, p)
 	nodes := map[string]any{}
 	for _, f := range sortedGPUFacts(facts) {
-		if !f.Image.Managed {
+		i, ok := scopeOf[f.Name]
+		if !ok {
 			continue
 		}
-		pol, name := policies(f.Image.Owner)
-		sc := scopes[name]
-		if sc == nil {
-			sc = &upgradeScope{name: name, policy: pol, driver: driverOf(p, f.Image.Owner)}
-			scopes[name] = sc
-			order = append(order, sc)
-		}
-		sc.add(f)
+		sc := order[i]
 		if t, ok := m.DriverTaint(f.Name); ok {
 			sc.untolerated = append(sc.untolerated, map[string]any{"node": f.Name, "taint": t.ToString()})
 		}
-		nodes[f.Name] = upgradeNode(m, m.Node(f.Name), name, pol)
+		nodes[f.Name] = upgradeNode(m, m.Node(f.Name), sc.name, sc.policy)
 	}
 	entries := make([]any, len(order))
 	for i, sc := range order {
@@ -61,6 +53,33 @@ func upgradeSection(facts *nodefacts.Set, m *placement.Model, p *operator.Profil
 	}
 	out["scopes"], out["nodes"], out["refusing"] = entries, nodes, refusing(nodes)
 	return out
+}
+
+// managedScopes groups the managed GPU nodes by the scope whose policy
+// rolls them (every managed node under a ClusterPolicy, each
+// NVIDIADriver's own since v26.7), in the order of each scope's first
+// node by name, counted as GetUpgradesAvailable reads them, and says
+// each managed node's scope (an index of the scopes).
+func managedScopes(facts *nodefacts.Set, p *operator.Profile) ([]*upgradeScope, map[string]int) {
+	policies, _ := operator.Policies(p, operator.PolicyFlags{}) // the profile checked them
+	index := map[string]int{}
+	scopeOf := map[string]int{}
+	var order []*upgradeScope
+	for _, f := range sortedGPUFacts(facts) {
+		if !f.Image.Managed {
+			continue
+		}
+		pol, name := policies(f.Image.Owner)
+		i, ok := index[name]
+		if !ok {
+			i = len(order)
+			index[name] = i
+			order = append(order, &upgradeScope{name: name, policy: pol, driver: driverOf(p, f.Image.Owner)})
+		}
+		order[i].add(f)
+		scopeOf[f.Name] = i
+	}
+	return order, scopeOf
 }
 
 // rolloutWindow is the driver rollout as DRV029 and DRV032 judge it at
@@ -73,38 +92,16 @@ func rolloutWindow(facts *nodefacts.Set, p *operator.Profile) *gpufit.Window {
 	if p == nil {
 		return nil
 	}
-	policies, err := operator.Policies(p, operator.PolicyFlags{})
-	if err != nil {
-		return nil // the profile checked them: upgradeSection says the same
-	}
-	index := map[string]int{}
-	var pols []operator.Policy
-	var managed []int
-	scopeOf := map[string]int{}
-	for _, f := range facts.List() {
-		if !f.GPU || !f.Image.Managed {
-			continue
-		}
-		pol, name := policies(f.Image.Owner)
-		i, ok := index[name]
-		if !ok {
-			i = len(pols)
-			index[name] = i
-			pols = append(pols, pol)
-			managed = append(managed, 0)
-		}
-		managed[i]++
-		scopeOf[f.Name] = i
-	}
-	out := make([]int, len(pols))
+	order, scopeOf := managedScopes(facts, p)
+	out := make([]int, len(order))
 	rolls := false
-	for i, pol := range pols {
-		if !pol.AutoUpgrade {
+	for i, sc := range order {
+		if !sc.policy.AutoUpgrade {
 			continue // the operator does not roll it: none of it is out
 		}
-		limit, _ := pol.Unavailable(managed[i])
-		if pol.MaxParallel > 0 {
-			limit = min(limit, pol.MaxParallel)
+		limit, _ := sc.policy.Unavailable(sc.managed)
+		if sc.policy.MaxParallel > 0 {
+			limit = min(limit, sc.policy.MaxParallel)
 		}
 		out[i] = limit
 		rolls = rolls || limit > 0
