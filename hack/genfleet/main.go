@@ -25,6 +25,7 @@ func main() {
 	workloads := flag.Int("workloads", 0, "number of workloads (0: the shape's)")
 	pdbs := flag.Int("pdbs", 0, "number of PodDisruptionBudgets (0: the shape's)")
 	scale := flag.Int("scale", 1, "generate the shape at 1/scale of its size")
+	times := flag.Int("times", 1, "generate the shape at this many times its size, as make bench grows it")
 	apps := flag.Int("apps", 0, "write instead a local chart and this many Argo CD Applications of it")
 	templates := flag.Int("templates", 50, "the chart's templates, with -apps")
 	flag.Parse()
@@ -44,7 +45,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "genfleet: no shape %q (%s)\n", *shape, strings.Join(names, ", "))
 		os.Exit(2)
 	}
-	s = s.Scaled(max(1, *scale))
+	s = s.Scaled(max(1, *scale)).Times(max(1, *times))
 	for _, set := range []struct{ flag, into *int }{{nodes, &s.Nodes}, {workloads, &s.Workloads}, {pdbs, &s.PDBs}} {
 		if *set.flag > 0 {
 			*set.into = *set.flag

@@ -1,19 +1,15 @@
 package runner
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	sigsyaml "sigs.k8s.io/yaml"
 	yaml "sigs.k8s.io/yaml/goyaml.v3"
 
 	"github.com/drvcheck/drvcheck/internal/config"
@@ -51,73 +47,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// decodeOnly is the floor the speed budget is measured against: read every
-// file and decode every document into plain values, the way Kubernetes
-// tooling decodes manifests (apimachinery's YAML reader splits the stream,
-// sigs.k8s.io/yaml decodes each document), on as many workers as the loader
-// uses, and nothing else. decodeV3 is the faster floor of go-yaml v3
-// decoding straight into plain values, reported beside it.
-func decodeOnly(dir string) (int, error) { return decodeAll(dir, decodeFile) }
+// decodeOnly is the floor the speed budget is measured against
+// (fleetgen.Decode); decodeV3 is the faster floor of go-yaml v3 decoding
+// straight into plain values, reported beside it.
+func decodeOnly(dir string) (int, error) { return fleetgen.Decode(dir) }
 
-func decodeV3(dir string) (int, error) { return decodeAll(dir, decodeFileV3) }
-
-func decodeAll(dir string, decodeFile func(string) (int, error)) (int, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "k8s", "*.yaml"))
-	if err != nil {
-		return 0, err
-	}
-	counts := make([]int, len(files))
-	errs := make([]error, len(files))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				counts[i], errs[i] = decodeFile(files[i])
-			}
-		}()
-	}
-	for i := range files {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	total := 0
-	for i, c := range counts {
-		if errs[i] != nil {
-			return 0, errs[i]
-		}
-		total += c
-	}
-	return total, nil
-}
-
-func decodeFile(path string) (int, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	n := 0
-	for {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-		var v map[string]any
-		if err := sigsyaml.Unmarshal(doc, &v); err != nil {
-			return n, err
-		}
-		if v != nil {
-			n++
-		}
-	}
-}
+func decodeV3(dir string) (int, error) { return fleetgen.DecodeWith(dir, decodeFileV3) }
 
 func decodeFileV3(path string) (int, error) {
 	data, err := os.ReadFile(path)
