@@ -48,3 +48,40 @@ func TestConverterAgreesWithOPA(t *testing.T) {
 		t.Fatalf("NewInput then Add gave\n%v\nwant\n%v", later.obj, want)
 	}
 }
+
+// Maps and lists built apart but equal become one OPA value; values that
+// differ only in type, or in where one string ends, stay apart, and each
+// is what OPA's own conversion gives.
+func TestConverterSharesEqualValues(t *testing.T) {
+	entry := func(field string, floor any) map[string]any {
+		return map[string]any{"placement": map[string]any{"total": 3, "field": field, "reasons": map[string]any{"taint": 1}}, "cuda": map[string]any{"floor": floor, "older": []any{}}}
+	}
+	a, b := entry("/spec", 525), entry("/spec", 525)
+	apart := []map[string]any{entry("/spec", "525"), entry("/spec", 525.5), entry("/spe", 525), {"ab": "c"}, {"a": "bc"}, {"a": []any{"b", "c"}}, {"a": []any{"bc"}}}
+	c := newConverter()
+	va, err := c.value(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vb, _ := c.value(b)
+	if va != vb {
+		t.Fatal("two equal maps converted apart")
+	}
+	seen := []ast.Value{va}
+	for _, m := range apart {
+		v, err := c.value(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := ast.InterfaceToValue(m)
+		if v.Compare(want) != 0 {
+			t.Fatalf("converter gave %v, want %v", v, want)
+		}
+		for _, s := range seen {
+			if v == s || v.Compare(s) == 0 {
+				t.Fatalf("%v shares a value with %v", v, s)
+			}
+		}
+		seen = append(seen, v)
+	}
+}

@@ -12,13 +12,21 @@ import (
 // hostname labels among the nodes that pass every filter.
 func (c *workloadFacts) antiAffinity(w *inventory.Workload, p *sched.Placement) map[string]any {
 	i, self := sched.SelfAntiAffinity(w.Template, w.Ref.Namespace, c.nsLabels[w.Ref.Namespace], sched.HostnameKey)
-	out := map[string]any{"self": self, "topology_key": sched.HostnameKey}
 	if !self {
-		return out
+		return c.once(antiKey{}, func() map[string]any {
+			return map[string]any{"self": false, "topology_key": sched.HostnameKey}
+		})
 	}
-	d := p.Domains(sched.HostnameKey)
-	out["domains"] = d.Count
-	out["unlimited"] = d.Unlimited
-	out["field"] = docval.Pointer(specField(w, "affinity", "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution", i))
-	return out
+	key := antiKey{p, docval.Pointer(specField(w, "affinity", "podAntiAffinity", "requiredDuringSchedulingIgnoredDuringExecution", i))}
+	return c.once(key, func() map[string]any {
+		d := p.Domains(sched.HostnameKey)
+		return map[string]any{"self": true, "topology_key": sched.HostnameKey, "domains": d.Count, "unlimited": d.Unlimited, "field": key.field}
+	})
+}
+
+// antiKey is a self anti-affinity's placement and field; its zero value
+// is no self anti-affinity.
+type antiKey struct {
+	p     *sched.Placement
+	field string
 }

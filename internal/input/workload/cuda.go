@@ -58,23 +58,38 @@ type floorFact struct {
 // nodes count: a cordon ends, the affinity stays.
 func (c *workloadFacts) cudaFloor(w *inventory.Workload, p *sched.Placement) map[string]any {
 	f := c.floor(w)
-	out := map[string]any{
-		"floor":       f.branch,
-		"origin":      f.origin,
-		"detail":      f.detail,
-		"image":       f.image,
-		"cuda":        f.cuda,
-		"compat":      string(c.compat()),
-		"error":       f.err,
-		"field":       docval.Pointer(f.field),
-		"older_count": 0,
-		"older_nodes": []any{},
-	}
+	key := cudaKey{f.branch, f.origin, f.detail, f.image, f.cuda, f.err, docval.Pointer(f.field), nil}
 	if f.branch > 0 {
-		older := c.older(p, f.branch)
-		out["older_count"], out["older_nodes"] = older.count, older.list
+		key.p = p // the older nodes are those p admits
 	}
-	return out
+	return c.once(key, func() map[string]any {
+		out := map[string]any{
+			"floor":       f.branch,
+			"origin":      f.origin,
+			"detail":      f.detail,
+			"image":       f.image,
+			"cuda":        f.cuda,
+			"compat":      string(c.compat()),
+			"error":       f.err,
+			"field":       key.field,
+			"older_count": 0,
+			"older_nodes": []any{},
+		}
+		if f.branch > 0 {
+			older := c.older(p, f.branch)
+			out["older_count"], out["older_nodes"] = older.count, older.list
+		}
+		return out
+	})
+}
+
+// cudaKey is a floorFact with its field as a pointer, and the placement
+// when the floor makes nodes older.
+type cudaKey struct {
+	branch                           int
+	origin, detail, image, cuda, err string
+	field                            string
+	p                                *sched.Placement
 }
 
 func (c *workloadFacts) compat() cuda.Compat {

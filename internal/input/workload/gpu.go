@@ -35,14 +35,29 @@ func (c *workloadFacts) gpuUse(w *inventory.Workload, p *sched.Placement) map[st
 	if requests || len(hidden) > 0 {
 		gpuNodes = c.gpuNodes(p)
 	}
-	return map[string]any{
-		"requests":      requests,
-		"grace_seconds": grace,
-		"grace_field":   docval.Pointer(graceField),
-		"hidden":        hidden,
-		"operand":       operand(spec),
-		"gpu_nodes":     gpuNodes,
+	build := func() map[string]any {
+		return map[string]any{
+			"requests":      requests,
+			"grace_seconds": grace,
+			"grace_field":   docval.Pointer(graceField),
+			"hidden":        hidden,
+			"operand":       operand(spec),
+			"gpu_nodes":     gpuNodes,
+		}
 	}
+	if len(hidden) > 0 {
+		return build() // the hidden uses name the workload's own fields
+	}
+	return c.once(gpuKey{requests, grace, docval.Pointer(graceField), operand(spec), gpuNodes}, build)
+}
+
+// gpuKey is a GPU use without hidden uses.
+type gpuKey struct {
+	requests   bool
+	grace      int64
+	graceField string
+	operand    bool
+	gpuNodes   int
 }
 
 // gpuNodes counts the GPU nodes the placement admits (cordoned ones too).

@@ -13,15 +13,23 @@ import (
 // why the others fail, worded as the scheduler words it, and the field to
 // blame when nothing matches.
 func (c *workloadFacts) placement(w *inventory.Workload, p *sched.Placement) map[string]any {
-	shared := c.placementMessage(p)
-	return map[string]any{
-		"total":    p.Total,
-		"eligible": p.Eligible,
-		"matching": p.Matching,
-		"reasons":  shared["reasons"],
-		"message":  shared["message"],
-		"field":    docval.Pointer(c.constraintField(w, p)),
-	}
+	key := placementKey{p, docval.Pointer(c.constraintField(w, p))}
+	return c.once(key, func() map[string]any {
+		shared := c.placementMessage(p)
+		return map[string]any{
+			"total":    p.Total,
+			"eligible": p.Eligible,
+			"matching": p.Matching,
+			"reasons":  shared["reasons"],
+			"message":  shared["message"],
+			"field":    key.field,
+		}
+	})
+}
+
+type placementKey struct {
+	p     *sched.Placement
+	field string
 }
 
 // placementMessage builds the parts shared by every workload of the same

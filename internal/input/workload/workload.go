@@ -65,7 +65,8 @@ type workloadFacts struct {
 	classFacts  map[*sched.Class]classFacts
 	olderNodes  map[olderKey]olderNodes
 	messages    map[*sched.Placement]map[string]any
-	gpu         *gpufit.Judge // gpu_fit and gang
+	same        map[any]map[string]any // facts of equal value, built once (see once)
+	gpu         *gpufit.Judge          // gpu_fit and gang
 	gangs       map[*inventory.Workload]map[string]any
 	rolloutRoom map[*inventory.Workload]map[string]any // rollout_room, from files
 	dra         *draFleet                              // the claims pods name and the devices they meet
@@ -100,6 +101,7 @@ func newWorkloadFacts(inv *inventory.Inventory, facts *nodefacts.Set, ws []*inve
 		classFacts:  map[*sched.Class]classFacts{},
 		olderNodes:  map[olderKey]olderNodes{},
 		messages:    map[*sched.Placement]map[string]any{},
+		same:        map[any]map[string]any{},
 		gpu:         gpufit.New(fleet, inv.Pods, cfg, inv.ExtendedOffers(), win),
 		dra:         d,
 	}
@@ -156,6 +158,21 @@ func (c *workloadFacts) entry(w *inventory.Workload) map[string]any {
 		}
 	}
 	return e
+}
+
+// once is the map build makes for key, built once per run: most of the
+// fleet's workloads share their placement, CUDA, anti-affinity and GPU
+// facts with others of the same constraints and images, and one map for
+// all of them is a map the document holds and OPA converts once, instead
+// of one per workload (four per workload were most of what the workloads
+// section allocated). key is comparable and names its kind of fact.
+func (c *workloadFacts) once(key any, build func() map[string]any) map[string]any {
+	if m, ok := c.same[key]; ok {
+		return m
+	}
+	m := build()
+	c.same[key] = m
+	return m
 }
 
 // owned tells whether another workload of the input controls w (a
