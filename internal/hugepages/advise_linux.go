@@ -10,8 +10,6 @@ import (
 	"runtime/metrics"
 	"strings"
 	"syscall"
-
-	"github.com/drvcheck/drvcheck/internal/memlimit"
 )
 
 // The heap is marked while the program starts, before its first
@@ -29,8 +27,7 @@ func init() { advise() }
 // of the run's CPU time went there (docs/performance.md). Go maps the heap
 // as it grows and does not ask for huge pages itself, so a block of most
 // of the memory budget is allocated, never touched (it takes addresses,
-// not memory), marked, and freed: the heap reuses its addresses first
-// (blockSize says how large).
+// not memory), marked, and freed: the heap reuses its addresses first.
 //
 // Nothing is done where it cannot help or could hurt: unless the system
 // is in madvise mode with 2 MiB huge pages (arm64 with 64 KiB pages has
@@ -52,20 +49,12 @@ func advise() {
 // marked says whether the heap was marked, for the tests.
 var marked bool
 
-// blockSize follows the machine: an eighth of the memory this process may
-// use (memlimit.Available), from 768 MiB to 3 GiB. A 15,000-node fleet's
-// heap grows to 2 GiB, and past a 768 MiB block it grew in 4 KiB pages:
-// 400,000 page faults where a 3 GiB block leaves 22,000, and check took
-// 0.91x the time (farm-bench, 4 pairs; the target fleet's run is unchanged,
-// its heap stays within the first 768 MiB). The block is addresses, not
-// memory; the scavenger gives back what the limit (memlimit) does not
-// cover before the heap fills it. Under GOMEMLIMIT it stays 768 MiB, or
-// less under a lower limit, as a user who sets one asks for less.
+// blockSize is 768 MiB, or less under a lower GOMEMLIMIT: the freed block
+// stays under the limit, so that the collector and the scavenger start
+// as they would.
 func blockSize() int {
-	if limit := debug.SetMemoryLimit(-1); limit < math.MaxInt64 {
-		return int(min(768<<20, limit/10*8))
-	}
-	return int(min(3<<30, max(768<<20, memlimit.Available()/8)))
+	limit := debug.SetMemoryLimit(-1)
+	return int(min(768<<20, limit/10*8))
 }
 
 // mark allocates the block and marks it; the block is dead once mark
