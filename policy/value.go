@@ -28,7 +28,7 @@ import (
 type converter struct {
 	maps  map[unsafe.Pointer]shared
 	lists map[listKey]shared
-	equal map[string]shared    // small values by content (key: see contentKey)
+	equal map[string]shared    // small values by their content key (intern)
 	keys  map[string]*ast.Term // an object's keys, the same few in every entry
 	ids   uint64
 	buf   []byte
