@@ -199,17 +199,17 @@ func (c *converter) array(list []any) (shared, error) {
 	return s, nil
 }
 
-// intern is the value make builds, or when small (a value too large to
+// intern is the value build makes, or when small (a value too large to
 // be shared only gets an id) the one already built of equal content.
-func (c *converter) intern(small bool, contentKey func([]byte) []byte, make func() ast.Value) shared {
+func (c *converter) intern(small bool, contentKey func([]byte) []byte, build func() ast.Value) shared {
 	if !small {
-		return shared{val: make(), id: c.newID()}
+		return shared{val: build(), id: c.newID()}
 	}
 	c.buf = contentKey(c.buf[:0])
 	if s, ok := c.equal[string(c.buf)]; ok {
 		return s
 	}
-	s := shared{val: make(), id: c.newID()}
+	s := shared{val: build(), id: c.newID()}
 	c.equal[string(c.buf)] = s
 	return s
 }

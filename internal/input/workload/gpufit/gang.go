@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/drvcheck/drvcheck/internal/gpures"
 	"github.com/drvcheck/drvcheck/internal/input/docval"
@@ -491,21 +492,11 @@ func ownPods(w *inventory.Workload) func(*corev1.Pod) bool {
 	if key, ok := gangPodLabel[gangKey(w)]; ok {
 		return func(p *corev1.Pod) bool { return p.Namespace == w.Ref.Namespace && p.Labels[key] == w.Ref.Name }
 	}
-	labels := w.Template.Labels
-	if !replicatedKinds[gangKey(w)] || len(labels) == 0 {
+	if !replicatedKinds[gangKey(w)] || len(w.Template.Labels) == 0 {
 		return func(*corev1.Pod) bool { return false }
 	}
-	return func(p *corev1.Pod) bool {
-		if p.Namespace != w.Ref.Namespace {
-			return false
-		}
-		for k, v := range labels {
-			if p.Labels[k] != v {
-				return false
-			}
-		}
-		return true
-	}
+	sel := labels.SelectorFromSet(w.Template.Labels)
+	return func(p *corev1.Pod) bool { return p.Namespace == w.Ref.Namespace && sel.Matches(labels.Set(p.Labels)) }
 }
 
 // boundPod is a pod bound to a node that asks for GPUs, and what it asks.

@@ -1,6 +1,9 @@
 package gpufit
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // Window is the GPU Operator's driver rollout as DRV029 and DRV032 judge
 // it at worst: the scopes that roll (autoUpgrade on), the managed nodes of
@@ -44,16 +47,7 @@ func (w *Window) worst(free []slot, worth func(slot) int64) (out int, left []slo
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		wa, wb := worth(left[a]), worth(left[b])
-		switch {
-		case wa > wb:
-			return -1
-		case wa < wb:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(worth(left[b]), worth(left[a])) })
 	for scope, k := range w.out {
 		for _, i := range order {
 			if k == 0 {
