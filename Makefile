@@ -65,6 +65,7 @@ FUZZTIME ?= 300000x
 fuzz:
 	$(GO) test ./internal/load -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/catalog -run '^$$' -fuzz '^FuzzParseMatrix$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/inventory -run '^$$' -fuzz '^FuzzDirectDecoding$$' -fuzztime $(FUZZTIME)
 
 # The container image as an OCI image layout in $(IMAGE_DIR), built without
 # a Docker daemon (hack/ociimage): scratch, the static binary at /drvcheck,

@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -113,6 +114,25 @@ func decode(o *load.Object) (any, error) {
 		return nil, fmt.Errorf("%s: apiVersion %s is not served by current Kubernetes; use %s",
 			o.Where(), o.APIVersion, k.APIVersion())
 	}
+	x, err := decodeTyped(o, k)
+	if err != nil {
+		return nil, err
+	}
+	if o.Namespace != "" {
+		x.SetNamespace(o.Namespace)
+	}
+	if errs := validate(k, x); len(errs) > 0 {
+		return nil, fmt.Errorf("%s: %s: the API server refuses it", atField(o, fieldPath(errs[0].Field)), errs[0].Error())
+	}
+	return x, nil
+}
+
+// decodeTyped is o as k's API type: decoded already, as it was parsed
+// (DirectType), or from its plain values.
+func decodeTyped(o *load.Object, k *Kind) (metav1.Object, error) {
+	if x, ok := o.Decoded.(metav1.Object); ok && o.Raw == nil {
+		return x, nil
+	}
 	x, err := k.typed.decode(o.Raw)
 	if err != nil {
 		if p, why := mismatch(o.Raw, k.typed.typ, nil); p != nil {
@@ -125,13 +145,24 @@ func decode(o *load.Object) (any, error) {
 			return nil, fmt.Errorf("%s: %s: %v does not fit the field's 32 bits", atField(o, p), dotted(p), load.At(o.Raw, p...))
 		}
 	}
-	if o.Namespace != "" {
-		x.SetNamespace(o.Namespace)
-	}
-	if errs := validate(k, x); len(errs) > 0 {
-		return nil, fmt.Errorf("%s: %s: the API server refuses it", atField(o, fieldPath(errs[0].Field)), errs[0].Error())
-	}
 	return x, nil
+}
+
+// DirectType is load.Options.Typed for a run that keeps no plain values
+// (no custom rule reads input.objects): the API type of the kinds decode
+// reads into one by reflection alone. Not a ConfigMap (decoded apart), an
+// optional kind files do not hold, a kind at a version it refuses, or a
+// kind that keeps its spec as read (ClusterPolicy, NVIDIADriver).
+func DirectType(apiVersion, kind string) reflect.Type {
+	group, version := splitAPIVersion(apiVersion)
+	k := Lookup(group, kind)
+	if k == nil || k.typed == nil || k.Optional && !k.Files || version != k.Version || kind == "ConfigMap" && group == "" {
+		return nil
+	}
+	if reflect.PointerTo(k.typed.typ).Implements(reflect.TypeFor[specKeeper]()) {
+		return nil
+	}
+	return k.typed.typ
 }
 
 // atField names the object and the line of the field at path.

@@ -4,7 +4,9 @@ import (
 	"encoding"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 )
 
 var (
@@ -38,12 +40,14 @@ func mismatch(raw any, t reflect.Type, path []any) ([]any, string) {
 	}
 	switch x := raw.(type) {
 	case map[string]any:
-		for k, v := range x {
+		// In key order: of two wrong fields, the same one is named on
+		// every run.
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			ft, ok := elemOf(t, k)
 			if !ok {
 				continue // an unknown field is dropped, as the API server does
 			}
-			if p, w := mismatch(v, ft, append(path, k)); p != nil {
+			if p, w := mismatch(x[k], ft, append(path, k)); p != nil {
 				return p, w
 			}
 		}

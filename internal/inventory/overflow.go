@@ -1,8 +1,10 @@
 package inventory
 
 import (
+	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -40,18 +42,20 @@ func overflow(raw any, t reflect.Type, path []any) []any {
 	return nil
 }
 
+// overflowMap walks m's keys in order, so that of two numbers too wide
+// the same one is named on every run.
 func overflowMap(m map[string]any, t reflect.Type, path []any) []any {
 	switch t.Kind() {
 	case reflect.Map:
-		for k, v := range m {
-			if p := overflow(v, t.Elem(), append(path, k)); p != nil {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if p := overflow(m[k], t.Elem(), append(path, k)); p != nil {
 				return p
 			}
 		}
 	case reflect.Struct:
-		for k, v := range m {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			if f, ok := jsonField(t, k); ok {
-				if p := overflow(v, f.Type, append(path, k)); p != nil {
+				if p := overflow(m[k], f.Type, append(path, k)); p != nil {
 					return p
 				}
 			}

@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/drvcheck/drvcheck/internal/load"
 )
@@ -11,6 +12,9 @@ import (
 // command.
 func Read(ctx context.Context, paths []string, opt load.Options, keepRaw bool) (*Inventory, error) {
 	opt.Each = Decoder(keepRaw)
+	if !keepRaw {
+		opt.Typed = DirectType
+	}
 	objs, err := load.Load(ctx, paths, opt)
 	if err != nil {
 		return nil, err
@@ -21,7 +25,11 @@ func Read(ctx context.Context, paths []string, opt load.Options, keepRaw bool) (
 // Parse decodes the manifests of one YAML or JSON source held in memory;
 // name is how messages and findings refer to it.
 func Parse(name string, data []byte, keepRaw bool) (*Inventory, error) {
-	objs, err := load.Parse(&load.Source{Name: name}, data)
+	var typed func(apiVersion, kind string) reflect.Type
+	if !keepRaw {
+		typed = DirectType
+	}
+	objs, err := load.ParseTyped(&load.Source{Name: name}, data, typed)
 	if err != nil {
 		return nil, err
 	}

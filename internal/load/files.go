@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -57,6 +58,14 @@ type Options struct {
 	// workers still parse, keeps a file's plain values short-lived instead
 	// of holding every file's at once. Its error fails the file.
 	Each func(*Object) error
+	// Typed, when set, names the API type an object of apiVersion and
+	// kind is decoded to (nil: none, or not this way). A file's object of
+	// such a kind is then decoded as it is parsed, straight from its YAML
+	// into Decoded (yamlconv.Decode), and has no Raw: its plain values are
+	// never made. Whatever that path does not take exactly as the plain
+	// values and FromUnstructured would (an alias, a field of the wrong
+	// kind) goes the plain way, whose errors name the field.
+	Typed func(apiVersion, kind string) reflect.Type
 
 	// pool renders in children started once per run (Load's).
 	pool *sandbox.Pool
@@ -201,7 +210,7 @@ func readSource(ctx context.Context, src *Source, opt Options) ([]*Object, error
 		return nil, err
 	}
 	memlimit.Input(int64(len(data)))
-	objs, err := Parse(src, data)
+	objs, err := ParseTyped(src, data, opt.Typed)
 	if err != nil && !opt.Strict && src.Name != "-" {
 		if why := NotKubernetes(data); why != "" {
 			if opt.Skip != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 
 	yaml "sigs.k8s.io/yaml/goyaml.v3"
@@ -15,7 +16,11 @@ import (
 
 // Parse reads every object in data, which holds one YAML stream or JSON
 // document read from src. Errors name the source and the line.
-func Parse(src *Source, data []byte) ([]*Object, error) {
+func Parse(src *Source, data []byte) ([]*Object, error) { return ParseTyped(src, data, nil) }
+
+// ParseTyped is Parse, decoding the objects of the kinds typed names as it
+// parses them (see Options.Typed).
+func ParseTyped(src *Source, data []byte, typed func(apiVersion, kind string) reflect.Type) ([]*Object, error) {
 	var out []*Object
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for doc := 0; ; doc++ {
@@ -26,6 +31,10 @@ func Parse(src *Source, data []byte) ([]*Object, error) {
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s:%s", src.Name, oneline.Escape(yamlError(err)))
+		}
+		if objs := decodeTyped(src, doc, &n, typed); objs != nil {
+			out = append(out, objs...)
+			continue
 		}
 		objs, err := documentObjects(src, doc, &n)
 		if err != nil {
