@@ -5,7 +5,8 @@
 // an index of the line of every field, built while the document is
 // converted (internal/load/yamlconv): Object.FieldLine finds a finding's
 // line later without a second parse, and no YAML tree stays in memory for
-// the run.
+// the run. When Options.Typed names an API type for a file's object, the
+// object is decoded straight into it (typed.go) and has no plain values.
 // Files are parsed by a pool of workers; the order of the result is the order
 // of the files and of the documents inside them, whatever the scheduling.
 // A folder with a kustomization is built, and one with a Helm chart

@@ -153,7 +153,11 @@ func (d *decoder) plainInto(n *yaml.Node, path uint64, dv reflect.Value, t *type
 		return err == nil
 	}
 	if t.kind == reflect.Interface {
-		dv.Set(reflect.ValueOf(v))
+		sv := reflect.ValueOf(v)
+		if !sv.Type().AssignableTo(dv.Type()) {
+			return false // an interface with methods: no plain value has them
+		}
+		dv.Set(sv)
 		return true
 	}
 	return t.entry.FromUnstructured(reflect.ValueOf(v), dv) == nil
