@@ -152,6 +152,25 @@ kind: Node
 metadata: {name: n}
 extra: {x: !!int twelve}
 `,
+		"a List named by a number": `apiVersion: v1
+kind: List
+metadata: {name: 5}
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n}}
+`,
+		"an empty typed List in a list namespace": `apiVersion: v1
+kind: NodeList
+metadata: {namespace: [a]}
+items: []
+`,
+		"a merge in a field the type lacks, in a List": `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n}
+  extra: {<<: {a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8, i: 9, j: 10, k: 11, l: 12, m: 13}, a: 2}
+`,
 		"the kind twice": `apiVersion: v1
 kind: Node
 kind: Pod

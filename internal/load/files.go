@@ -61,7 +61,7 @@ type Options struct {
 	// Typed, when set, names the API type an object of apiVersion and
 	// kind is decoded to (nil: none, or not this way). A file's object of
 	// such a kind is then decoded as it is parsed, straight from its YAML
-	// into Decoded (yamlconv.Decode), and has no Raw: its plain values are
+	// into Decoded (yamlconv.Typed), and has no Raw: its plain values are
 	// never made. Whatever that path does not take exactly as the plain
 	// values and FromUnstructured would (an alias, a field of the wrong
 	// kind) goes the plain way, whose errors name the field.

@@ -46,7 +46,7 @@ func decodeTyped(src *Source, doc int, n *yaml.Node, typed func(apiVersion, kind
 // leave it to the list's.
 func listTyped(dec *yamlconv.Typed, root *yaml.Node, apiVersion, kind string, typed func(apiVersion, kind string) reflect.Type) []*Object {
 	items, ok := dec.ListItems(root)
-	if !ok {
+	if !ok || !textMeta(root) {
 		return nil
 	}
 	kind = strings.TrimSuffix(kind, "List")
@@ -114,4 +114,29 @@ func header(n *yaml.Node, apiVersion, kind string) (string, string, bool) {
 		*seen, *dst = true, v.Value
 	}
 	return apiVersion, kind, true
+}
+
+// textMeta says whether a List's own metadata.name and namespace, when
+// there, are text or null, as newObject requires of every document.
+func textMeta(root *yaml.Node) bool {
+	meta := field(root, "metadata")
+	if meta == nil || meta.Kind != yaml.MappingNode {
+		return true // newObject reads no name from it
+	}
+	for _, key := range []string{"name", "namespace"} {
+		if v := field(meta, key); v != nil && !yamlconv.Text(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// field is the value of a mapping's key, or nil.
+func field(n *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
 }

@@ -53,8 +53,10 @@ func (x *Lines) add(path uint64, line int) {
 	*x = append(*x, lineEntry{path: path, line: int32(line)})
 }
 
+// sort orders the index by path, stably: a path a merge key gives two
+// lines keeps the first added, on every run and on either way of reading.
 func (x Lines) sort() {
-	slices.SortFunc(x, func(a, b lineEntry) int {
+	slices.SortStableFunc(x, func(a, b lineEntry) int {
 		switch {
 		case a.path < b.path:
 			return -1

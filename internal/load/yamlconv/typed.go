@@ -66,6 +66,20 @@ func (x *Typed) ListItems(root *yaml.Node) ([]*yaml.Node, bool) {
 	return items.Content, true
 }
 
+// Text says whether n is a value Document reads as text or null: what a
+// List's own metadata.name and namespace must be (load's newObject).
+func Text(n *yaml.Node) bool {
+	if n.Kind != yaml.ScalarNode {
+		return false
+	}
+	v, err := scalar(n)
+	if err != nil {
+		return false
+	}
+	_, isString := v.(string)
+	return v == nil || isString
+}
+
 // Lines is the line index of every field decoded so far.
 func (x *Typed) Lines() Lines {
 	x.d.c.lines.sort()
