@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -92,7 +93,17 @@ func RollingHTML(w io.Writer, rs ...*plan.Rolling) error {
 		}
 		v.Clusters = append(v.Clusters, tl)
 	}
-	return rolloutPage().Execute(w, v)
+	// The page is written whole, then made printable: node, workload and
+	// scope names come from the repository, and html/template leaves their
+	// control characters (an escape sequence for whoever prints the page)
+	// as they are. The template itself holds no control character but the
+	// line break, which printable keeps.
+	var b bytes.Buffer
+	if err := rolloutPage().Execute(&b, v); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, printable(b.String()))
+	return err
 }
 
 func timelineOf(sc plan.Scope, nodes []plan.NodeOutcome) timelineScope {
