@@ -199,6 +199,8 @@ func TestBadInputIsExitTwoWithOneLine(t *testing.T) {
 	badOperator := file("op.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: x}]\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions:\n          - {key: a, operator: Gte, values: [\"1\"]}\n")
 	wide := file("wide.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: 4294967300\n  template: {spec: {containers: [{name: c, image: x}]}}\n")
 	dupKey := file("dup.yaml", "apiVersion: v1\nkind: Node\nmetadata:\n  labels:\n    nvidia.com/gpu.present: \"true\"\n    nvidia.com/gpu.present: \"false\"\n  name: n\n")
+	gpuMinus := file("gpu-minus.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        image: x\n        resources:\n          limits:\n            nvidia.com/gpu: -1\n")
+	gpuHalf := file("gpu-half.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  initContainers: [{name: i, image: x}]\n  containers:\n  - name: c\n    image: x\n    resources: {requests: {cpu: 500m, nvidia.com/gpu: 0.5}}\n")
 	oldPDB := file("pdb.yaml", "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: p}\nspec: {minAvailable: 1}\n")
 	cases := []struct {
 		name string
@@ -232,6 +234,8 @@ func TestBadInputIsExitTwoWithOneLine(t *testing.T) {
 		{"percentage over 100", []string{"check", pdbPct}, "spec.maxUnavailable: Invalid value: \"150%\": must not be greater than 100%"},
 		{"negative replicas", []string{"check", minusReplicas}, "Deployment/default/d (" + minusReplicas + ":5): spec.replicas: Invalid value: -3"},
 		{"unknown operator", []string{"check", badOperator}, "(" + badOperator + ":11): spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: Unsupported value: \"Gte\""},
+		{"negative GPU limit", []string{"check", gpuMinus}, "Deployment/default/d (" + gpuMinus + ":12): spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: \"-1\": must be greater than or equal to 0"},
+		{"half a GPU", []string{"check", gpuHalf}, "Pod/default/p (" + gpuHalf + ":9): spec.containers[0].resources.requests[nvidia.com/gpu]: Invalid value: \"500m\": must be an integer"},
 		{"replicas beyond 32 bits", []string{"check", wide}, "Deployment/default/d (" + wide + ":5): spec.replicas: 4294967300 does not fit the field's 32 bits"},
 		{"audit of no node", []string{"audit", filepath.Join(lab, "k8s", "pdb.yaml"), "--matrix", matrix}, "audit: no GPU nodes in " + filepath.Join(lab, "k8s", "pdb.yaml")},
 		{"audit of empty stdin", []string{"audit", "-", "--matrix", matrix}, "audit: no GPU nodes in -"},

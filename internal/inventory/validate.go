@@ -1,6 +1,8 @@
 package inventory
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,6 +29,7 @@ func validate(k *Kind, x metav1.Object) field.ErrorList {
 	for _, t := range k.typed.templates(x) {
 		errs = append(errs, nonNegative(t.count, pathOf(t.countPath))...)
 		errs = append(errs, validatePodSpec(&t.template.Spec, pathOf(t.path))...)
+		errs = append(errs, validateResources(&t.template.Spec, pathOf(t.path))...)
 	}
 	return errs
 }
@@ -122,20 +125,71 @@ func requirement(r corev1.NodeSelectorRequirement, p *field.Path) field.ErrorLis
 	return nil
 }
 
+// validateResources checks each container's requests and limits as
+// ValidateResourceRequirements does (validateResourceQuantityValue,
+// ValidateNonnegativeQuantity): none negative, and an extended resource
+// (nvidia.com/gpu) whole. A GPU limit of -1 would otherwise count as a
+// pod that frees a GPU.
+func validateResources(s *corev1.PodSpec, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, group := range []struct {
+		name string
+		cs   []corev1.Container
+	}{{"initContainers", s.InitContainers}, {"containers", s.Containers}} {
+		for i, c := range group.cs {
+			at := p.Child(group.name).Index(i).Child("resources")
+			errs = append(errs, quantities(c.Resources.Limits, at.Child("limits"))...)
+			errs = append(errs, quantities(c.Resources.Requests, at.Child("requests"))...)
+		}
+	}
+	return errs
+}
+
+func quantities(l corev1.ResourceList, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, name := range slices.Sorted(maps.Keys(l)) {
+		q := l[name]
+		switch {
+		case q.Sign() < 0:
+			errs = append(errs, field.Invalid(p.Key(string(name)), q.String(), "must be greater than or equal to 0"))
+		case extendedResource(name) && q.MilliValue()%1000 != 0:
+			errs = append(errs, field.Invalid(p.Key(string(name)), q.String(), "must be an integer"))
+		}
+	}
+	return errs
+}
+
+// extendedResource is IsExtendedResourceName: a name with a domain
+// other than Kubernetes' own, not a quota's "requests." one.
+func extendedResource(name corev1.ResourceName) bool {
+	n := string(name)
+	return strings.Contains(n, "/") && !strings.Contains(n, "kubernetes.io/") && !strings.HasPrefix(n, "requests.")
+}
+
 // fieldPath turns "spec.template.spec.affinity.x[0].operator" into the
-// path FieldLine follows.
+// path FieldLine follows; a bracket holds an index or a map key, which
+// may hold dots (limits[nvidia.com/gpu]).
 func fieldPath(s string) []any {
 	var out []any
-	for _, part := range strings.Split(s, ".") {
-		name, rest, _ := strings.Cut(part, "[")
-		out = append(out, name)
-		for rest != "" {
-			idx, more, _ := strings.Cut(rest, "]")
-			if i, err := strconv.Atoi(idx); err == nil {
-				out = append(out, i)
-			}
-			rest = strings.TrimPrefix(more, "[")
+	for s != "" {
+		end := strings.IndexAny(s, ".[")
+		if end < 0 {
+			return append(out, s)
 		}
+		if end > 0 {
+			out = append(out, s[:end])
+		}
+		if s[end] == '.' {
+			s = s[end+1:]
+			continue
+		}
+		inside, rest, _ := strings.Cut(s[end+1:], "]")
+		if i, err := strconv.Atoi(inside); err == nil {
+			out = append(out, i)
+		} else {
+			out = append(out, inside)
+		}
+		s = strings.TrimPrefix(rest, ".")
 	}
 	return out
 }
