@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -145,18 +146,34 @@ func validateResources(s *corev1.PodSpec, p *field.Path) field.ErrorList {
 	return errs
 }
 
+// quantities words the refused quantities of l in name order, so that
+// the first is the same on every run; a list with none costs no sort.
 func quantities(l corev1.ResourceList, p *field.Path) field.ErrorList {
+	refused := false
+	for name, q := range l {
+		refused = refused || quantityWhy(name, q) != ""
+	}
+	if !refused {
+		return nil
+	}
 	var errs field.ErrorList
 	for _, name := range slices.Sorted(maps.Keys(l)) {
 		q := l[name]
-		switch {
-		case q.Sign() < 0:
-			errs = append(errs, field.Invalid(p.Key(string(name)), q.String(), "must be greater than or equal to 0"))
-		case extendedResource(name) && q.MilliValue()%1000 != 0:
-			errs = append(errs, field.Invalid(p.Key(string(name)), q.String(), "must be an integer"))
+		if why := quantityWhy(name, q); why != "" {
+			errs = append(errs, field.Invalid(p.Key(string(name)), q.String(), why))
 		}
 	}
 	return errs
+}
+
+func quantityWhy(name corev1.ResourceName, q resource.Quantity) string {
+	switch {
+	case q.Sign() < 0:
+		return "must be greater than or equal to 0"
+	case extendedResource(name) && q.MilliValue()%1000 != 0:
+		return "must be an integer"
+	}
+	return ""
 }
 
 // extendedResource is IsExtendedResourceName: a name with a domain
