@@ -119,16 +119,15 @@ func listItems(list *Object, root *yaml.Node) ([]*Object, error) {
 }
 
 func itemLines(root *yaml.Node) []int {
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value == "items" {
-			var lines []int
-			for _, it := range root.Content[i+1].Content {
-				lines = append(lines, it.Line)
-			}
-			return lines
-		}
+	items := field(root, "items")
+	if items == nil {
+		return nil
 	}
-	return nil
+	var lines []int
+	for _, it := range items.Content {
+		lines = append(lines, it.Line)
+	}
+	return lines
 }
 
 func newObject(m map[string]any, kind, apiVersion string, line int) (*Object, error) {
