@@ -217,3 +217,36 @@ func TestGivenFS(t *testing.T) {
 		t.Errorf("%v %v", list, err)
 	}
 }
+
+// follow resolves a folder once per run and the file each time: it must
+// lead where filepath.EvalSymlinks does, with the same error, whether the
+// folder was resolved before or not.
+func TestFollowIsEvalSymlinks(t *testing.T) {
+	repo, secret := tree(t)
+	chart := filepath.Join(repo, "charts", "c")
+	link(t, secret, filepath.Join(chart, "creds.yaml"))
+	link(t, filepath.Dir(secret), filepath.Join(chart, "home"))
+	link(t, "values.yaml", filepath.Join(chart, "same.yaml"))
+	link(t, "c", filepath.Join(repo, "charts", "alias"))
+	f := newFS(t, Limits{}, repo)
+	paths := []string{
+		filepath.Join(chart, "values.yaml"),
+		filepath.Join(chart, "creds.yaml"),
+		filepath.Join(chart, "same.yaml"),
+		filepath.Join(chart, "home", "credentials"),
+		filepath.Join(chart, "missing.yaml"),
+		filepath.Join(repo, "charts", "alias", "values.yaml"),
+		filepath.Join(repo, "charts", "alias", "creds.yaml"),
+		filepath.Join(repo, "nowhere", "values.yaml"),
+		chart,
+	}
+	for round := range 2 {
+		for _, p := range paths {
+			want, wantErr := filepath.EvalSymlinks(p)
+			got, err := f.follow(p)
+			if got != want || (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+				t.Errorf("round %d, %s: %q, %v; EvalSymlinks: %q, %v", round, p, got, err, want, wantErr)
+			}
+		}
+	}
+}
