@@ -38,7 +38,6 @@ type Options struct {
 type Engine struct {
 	findings []rego.PreparedEvalQuery // one per rule package, evaluated in parallel
 	where    []string                 // each package's findings rule, FILE:ROW
-	reads    []reads                  // what each package reads of the input
 	rules    []Rule
 	custom   bool
 	store    storage.Store // the user's data (--data), read by Data
@@ -65,7 +64,6 @@ func New(ctx context.Context, opt Options) (*Engine, error) {
 		}
 		e.findings = append(e.findings, pq)
 		e.where = append(e.where, pkg.where)
-		e.reads = append(e.reads, inputReads(compiler, pkg.path))
 	}
 	if e.rules, err = readRules(ctx, base); err != nil {
 		return nil, err
@@ -81,70 +79,31 @@ func (e *Engine) Rules() []Rule { return e.rules }
 
 // Eval evaluates every rule over input and returns the findings, unsorted
 // and without file and line.
-func (e *Engine) Eval(ctx context.Context, input *Input) ([]Finding, error) {
-	return e.EvalLater(ctx, input, nil)
-}
-
-// Later is the part of the input that is still being built when the
-// rules start: the sections named Keys, which Wait returns once built.
-type Later struct {
-	Keys []string
-	Wait func(ctx context.Context) (map[string]any, error)
-}
-
-// EvalLater is Eval over input and, once later.Wait returns them, the
-// sections later names (nil: none). The rule packages that read none of
-// those sections (inputReads) run on input while they are built; the
-// others wait for them. On a large fleet the drain model is built that
-// way: the rules that need no budget take the CPU it leaves idle.
 //
 // Rule packages are independent, so they are evaluated in parallel, one
 // worker per CPU; the findings come back in package order.
-func (e *Engine) EvalLater(ctx context.Context, input *Input, later *Later) ([]Finding, error) {
+func (e *Engine) Eval(ctx context.Context, input *Input) ([]Finding, error) {
 	if e.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, e.timeout, errTimeout)
 		defer cancel()
 	}
-	ctx, stop := context.WithCancelCause(ctx) // a section that cannot be built ends the rules running
-	defer stop(nil)
-	inputs := make([]*Input, len(e.findings)) // each package's input, set before its job is sent
 	results := make([][]Finding, len(e.findings))
 	errs := make([]error, len(e.findings))
-	jobs := make(chan int, len(e.findings)) // feed never waits for a worker
+	jobs := make(chan int)
 	var wg sync.WaitGroup
-	work := func() {
+	for range min(runtime.GOMAXPROCS(0), len(e.findings)) {
 		wg.Go(func() {
 			for i := range jobs {
-				results[i], errs[i] = evalOne(ctx, e.findings[i], e.where[i], inputs[i].obj)
+				results[i], errs[i] = evalOne(ctx, e.findings[i], e.where[i], input.obj)
 			}
 		})
 	}
-	// While later is built it has a CPU: one worker fewer until then.
-	workers := min(runtime.GOMAXPROCS(0), len(e.findings))
-	held := later != nil && workers > 1
-	if held {
-		workers--
+	for i := range e.findings {
+		jobs <- i
 	}
-	var waitErr error
-	wg.Go(func() {
-		defer close(jobs)
-		waitErr = e.feed(ctx, jobs, inputs, input, later, func() {
-			if held {
-				work()
-			}
-		})
-		if waitErr != nil {
-			stop(waitErr)
-		}
-	})
-	for range workers {
-		work()
-	}
-	wg.Wait() // the feed and every worker
-	if waitErr != nil {
-		return nil, waitErr
-	}
+	close(jobs)
+	wg.Wait()
 	var out []Finding
 	if errors.Is(context.Cause(ctx), errTimeout) {
 		return nil, fmt.Errorf("the rules did not finish within %s (--timeout): a rule may iterate over too much", e.timeout)
@@ -159,41 +118,6 @@ func (e *Engine) EvalLater(ctx context.Context, input *Input, later *Later) ([]F
 		out = append(out, results[i]...)
 	}
 	return out, nil
-}
-
-// feed sends the packages that can run on input now, waits for later's
-// sections, calls built, and sends the rest with the whole input.
-func (e *Engine) feed(ctx context.Context, jobs chan<- int, inputs []*Input, input *Input, later *Later, built func()) error {
-	var keys []string
-	if later != nil {
-		keys = later.Keys
-	}
-	var waiting []int
-	for i := range e.findings {
-		if e.reads[i].any(keys) {
-			waiting = append(waiting, i)
-			continue
-		}
-		inputs[i] = input
-		jobs <- i
-	}
-	if later == nil {
-		return nil
-	}
-	sections, err := later.Wait(ctx)
-	if err != nil {
-		return err
-	}
-	whole, err := input.With(sections)
-	if err != nil {
-		return err
-	}
-	built()
-	for _, i := range waiting {
-		inputs[i] = whole
-		jobs <- i
-	}
-	return nil
 }
 
 var errTimeout = errors.New("evaluation deadline")

@@ -56,15 +56,6 @@ func (in *Input) Add(doc map[string]any) error {
 	return nil
 }
 
-// With is a new input holding in's sections and doc's, converted; in is
-// left as it is, so that rules may still read it. The sections are shared,
-// not copied: no evaluation changes its input.
-func (in *Input) With(doc map[string]any) (*Input, error) {
-	out := &Input{obj: ast.NewObject()}
-	in.obj.Foreach(func(k, v *ast.Term) { out.obj.Insert(k, v) })
-	return out, out.Add(doc)
-}
-
 // part is one section of the document, or a chunk of a list section.
 type part struct {
 	key  string

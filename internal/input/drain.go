@@ -20,10 +20,6 @@ func DrainSections(facts *nodefacts.Set, m *placement.Model, p *operator.Profile
 	return map[string]any{"pdbs": pdbEntries(m), "drain": drainEntries(facts, m), "upgrade": upgradeSection(facts, m, p)}
 }
 
-// DrainKeys are the sections DrainSections builds (TestDrainKeys): a
-// rule that reads none of them needs no drain model.
-var DrainKeys = []string{"pdbs", "drain", "upgrade"}
-
 // drainEntries drains each GPU node alone, on the fleet as read. A node
 // whose evictions all fit their budgets outright is not simulated.
 func drainEntries(facts *nodefacts.Set, m *placement.Model) map[string]any {

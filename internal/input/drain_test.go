@@ -3,8 +3,6 @@ package input
 import (
 	"context"
 	"encoding/json"
-	"maps"
-	"slices"
 	"testing"
 
 	"github.com/drvcheck/drvcheck/internal/catalog"
@@ -116,23 +114,5 @@ spec:
 	}
 	if len(force) != 1 || force[0].(map[string]any)["field"] != "/metadata/ownerReferences" {
 		t.Errorf("force entries %v", force)
-	}
-}
-
-// TestDrainKeys holds DrainKeys to the sections DrainSections builds: a
-// section left out of it would let the rules that read it run before it
-// exists.
-func TestDrainKeys(t *testing.T) {
-	inv, err := inventory.Read(context.Background(), []string{"../../testdata/lab"}, load.Options{}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := placement.New(inv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := slices.Sorted(maps.Keys(DrainSections(nodefacts.All(inv.Nodes), m, nil)))
-	if want := slices.Sorted(slices.Values(DrainKeys)); !slices.Equal(got, want) {
-		t.Errorf("DrainSections builds %v; DrainKeys names %v", got, want)
 	}
 }

@@ -297,11 +297,11 @@ func evaluate(ctx context.Context, r *opened, compat string) (*Result, error) {
 	}
 	var gangs []*gpufit.Room
 	opt.Gangs = &gangs
-	in, later, err := convert(inv, facts, cat, opt)
+	in, err := convert(inv, facts, cat, opt)
 	if err != nil {
 		return nil, err
 	}
-	findings, err := engine.EvalLater(ctx, in, later)
+	findings, err := engine.Eval(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -355,11 +355,9 @@ func skipped(rules []policy.Rule, met map[string]bool) ([]Skip, int) {
 }
 
 // convert builds the document and converts it for OPA. The drain model is
-// the slowest part to build, so the rest of the document is built and
-// converted while it is, and the rules that read no drain section run
-// while it is still being built (policy.Engine.EvalLater): the drain
-// sections are what later waits for.
-func convert(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog, opt input.Options) (*policy.Input, *policy.Later, error) {
+// the slowest part to build, so the rest of the document is converted
+// while it is built, and the drain sections are added last.
+func convert(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalog, opt input.Options) (*policy.Input, error) {
 	type drained struct {
 		sections map[string]any
 		err      error
@@ -373,19 +371,15 @@ func convert(inv *inventory.Inventory, facts *nodefacts.Set, cat *catalog.Catalo
 		}
 		done <- drained{sections: input.DrainSections(facts, m, opt.Operator)}
 	}()
-	later := &policy.Later{Keys: input.DrainKeys, Wait: func(ctx context.Context) (map[string]any, error) {
-		select {
-		case d := <-done:
-			return d.sections, d.err
-		case <-ctx.Done():
-			return nil, context.Cause(ctx)
-		}
-	}}
 	in, err := policy.NewInput(input.Build(inv, facts, cat, opt))
-	if err != nil {
-		return nil, nil, err
+	d := <-done
+	switch {
+	case d.err != nil:
+		return nil, d.err
+	case err != nil:
+		return nil, err
 	}
-	return in, later, nil
+	return in, in.Add(d.sections)
 }
 
 // options are the input document's options for a run: every object as
