@@ -29,6 +29,18 @@ func tree(t *testing.T) (repo, secret string) {
 	return repo, secret
 }
 
+// linkedTree is tree with three links in its chart: to the secret, to
+// the secret's folder, and to a file beside it.
+func linkedTree(t *testing.T) (repo, chart, secret string) {
+	t.Helper()
+	repo, secret = tree(t)
+	chart = filepath.Join(repo, "charts", "c")
+	link(t, secret, filepath.Join(chart, "creds.yaml"))
+	link(t, filepath.Dir(secret), filepath.Join(chart, "home"))
+	link(t, "values.yaml", filepath.Join(chart, "same.yaml"))
+	return repo, chart, secret
+}
+
 func write(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
@@ -57,11 +69,7 @@ func newFS(t *testing.T, lim Limits, paths ...string) *FS {
 // opener refuses it and never returns the content; a link that stays
 // inside is followed.
 func TestNothingOutsideTheRepositoryIsRead(t *testing.T) {
-	repo, secret := tree(t)
-	chart := filepath.Join(repo, "charts", "c")
-	link(t, secret, filepath.Join(chart, "creds.yaml"))
-	link(t, filepath.Dir(secret), filepath.Join(chart, "home"))
-	link(t, "values.yaml", filepath.Join(chart, "same.yaml"))
+	repo, chart, secret := linkedTree(t)
 	f := newFS(t, Limits{}, filepath.Join(repo, "charts"))
 
 	for _, p := range []string{
@@ -222,11 +230,7 @@ func TestGivenFS(t *testing.T) {
 // lead where filepath.EvalSymlinks does, with the same error, whether the
 // folder was resolved before or not.
 func TestFollowIsEvalSymlinks(t *testing.T) {
-	repo, secret := tree(t)
-	chart := filepath.Join(repo, "charts", "c")
-	link(t, secret, filepath.Join(chart, "creds.yaml"))
-	link(t, filepath.Dir(secret), filepath.Join(chart, "home"))
-	link(t, "values.yaml", filepath.Join(chart, "same.yaml"))
+	repo, chart, _ := linkedTree(t)
 	link(t, "c", filepath.Join(repo, "charts", "alias"))
 	f := newFS(t, Limits{}, repo)
 	paths := []string{
