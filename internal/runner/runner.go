@@ -297,7 +297,7 @@ func evaluate(ctx context.Context, r *opened, compat string) (*Result, error) {
 	}
 	var gangs []*gpufit.Room
 	opt.Gangs = &gangs
-	in, err := convert(inv, facts, cat, opt)
+	in, err := untilDone(ctx, func() (*policy.Input, error) { return convert(inv, facts, cat, opt) })
 	if err != nil {
 		return nil, err
 	}
