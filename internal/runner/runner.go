@@ -188,8 +188,12 @@ func RunUpgrade(ctx context.Context, cfg Config, read Reader) (*Result, *placeme
 	if err != nil {
 		return nil, nil, err
 	}
-	b := <-model
-	return res, b.m, b.err
+	select {
+	case b := <-model:
+		return res, b.m, b.err
+	case <-ctx.Done():
+		return nil, nil, context.Cause(ctx) // as untilDone: the model does not watch ctx
+	}
 }
 
 // Check runs every rule over the objects of cfg.
