@@ -143,7 +143,7 @@ func rollOne(ctx context.Context, o *options, paths []string, read runner.Reader
 	if opt.Policy, err = operator.Policies(res.Profile, pf.given(o)); err != nil {
 		return nil, fmt.Errorf("plan: %w", err)
 	}
-	r, err := plan.Roll(m, runner.AfterOf(res), opt)
+	r, err := runner.Roll(ctx, m, runner.AfterOf(res), opt)
 	if err != nil {
 		return nil, fmt.Errorf("plan: %w", err)
 	}

@@ -7,8 +7,13 @@ import "context"
 // context (building the input document and the drain model, seconds on a
 // large fleet and more on a hostile one) still ends the run at --timeout.
 // The step is left to finish on its own goroutine; the run ends with the
-// error, and the process with it.
+// error, and the process with it. A run already past its deadline does
+// not start the step.
 func untilDone[T any](ctx context.Context, step func() (T, error)) (T, error) {
+	if ctx.Err() != nil {
+		var zero T
+		return zero, context.Cause(ctx)
+	}
 	type result struct {
 		v   T
 		err error

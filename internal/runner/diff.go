@@ -69,7 +69,7 @@ func Diff(ctx context.Context, base, head Side, flags operator.PolicyFlags) (*pl
 	if opt.Policy, err = operator.Policies(res.Profile, flags); err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
 	}
-	if c.Rolling, err = plan.Roll(m, AfterOf(res), opt); err != nil {
+	if c.Rolling, err = Roll(ctx, m, AfterOf(res), opt); err != nil {
 		return nil, fmt.Errorf("diff: %w", err)
 	}
 	return c, nil

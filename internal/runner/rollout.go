@@ -6,6 +6,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/operator"
 	"github.com/drvcheck/drvcheck/internal/operator/change"
 	"github.com/drvcheck/drvcheck/internal/placement"
+	"github.com/drvcheck/drvcheck/internal/plan"
 )
 
 // UpgradeFacts returns the drain model of the fleet as it is and the run
@@ -23,6 +24,14 @@ func UpgradeFacts(ctx context.Context, cfg Config, read Reader, node, driver str
 		return nil, nil, err
 	}
 	return m, res, nil
+}
+
+// Roll is plan.Roll within the run's deadline: the simulation does not
+// watch the context, and on a large fleet, or one built to be slow, it
+// runs for seconds after the document is built, so plan --all and diff
+// still end at --timeout (exit 2) whatever it is doing.
+func Roll(ctx context.Context, m *placement.Model, after plan.After, opt plan.RollingOptions) (*plan.Rolling, error) {
+	return untilDone(ctx, func() (*plan.Rolling, error) { return plan.Roll(m, after, opt) })
 }
 
 // PendingChange is what the live driver DaemonSets' current templates do
