@@ -2,7 +2,6 @@ package placement
 
 import (
 	"slices"
-	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -133,7 +132,7 @@ func (s *Sim) walk(p *drain.Pod, pl *sched.Placement, nodes []*corev1.Node, star
 	}
 	filled := s.filledFor(p)
 	if r := s.m.roomFor(pl, p, nodes); r != nil {
-		s.candidates(r, nodes, start, tolerates, self, filled, try)
+		s.candidates(r, start, tolerates, self, filled, try)
 		return
 	}
 	global := s.m.globalOf(pl, nodes)
@@ -147,44 +146,28 @@ func (s *Sim) walk(p *drain.Pod, pl *sched.Placement, nodes []*corev1.Node, star
 
 // candidates calls try with the positions in nodes a search from start
 // must test, in the order of a walk from start that wraps around: the
-// nodes that had room, and those the simulation freed room on. It stops
-// when try says so.
-func (s *Sim) candidates(r *roomy, nodes []*corev1.Node, start int, tolerates bool, self *corev1.Node, filled nodeset.Set, try func(int) bool) {
-	// The nodes that had room are walked anyway (a full one is skipped
-	// only while no pod has left it since); of the others, only those a
-	// pod left, and for a pod that does not tolerate a cordon, not
-	// cordoned.
+// nodes that had room, but for those found full since (a full one is
+// skipped only while no pod has left it), and those the simulation freed
+// room on; for a pod that does not tolerate a cordon, none cordoned, which
+// try would refuse. It stops when try says so. They are one set, walked
+// once: walking the nodes that had room one by one met every node a
+// rollout had cordoned (a quarter of the fleet) in every search, and
+// plan --all grew with the square of the fleet.
+func (s *Sim) candidates(r *roomy, start int, tolerates bool, self *corev1.Node, filled nodeset.Set, try func(int) bool) {
+	var cordons nodeset.Set
+	if !tolerates {
+		cordons = s.cordonSet
+	}
 	// Only the placement's nodes: a member it lacks would cost a vain
 	// bisection in every search.
-	var freed nodeset.Set
-	if tolerates {
-		freed = s.freed.Into(s.scratch, r.eligible, r.set)
-	} else {
-		freed = s.freed.Into(s.scratch, r.eligible, r.set, s.cordonSet)
-	}
+	set := s.freed.Into(s.scratch, r.eligible, r.set, cordons)
+	set.AddAll(r.set, filled, cordons)
 	if self != nil { // the node a dry run's pod leaves has its room too
-		freed.Add(s.m.order[self.Name])
+		set.Add(s.m.order[self.Name])
 	}
-	s.scratch = freed
-	n := len(nodes)
-	dist := func(pos int) int { return (pos - start + n) % n }
-	more := freed.Members(int(r.order[start]), r.order)
-	next, ok := more.Next()
-	first := sort.SearchInts(r.at, start)
-	for i := 0; i < len(r.at) || ok; {
-		var pos int
-		if i < len(r.at) {
-			pos = r.at[(first+i)%len(r.at)]
-		}
-		if ok && (i == len(r.at) || dist(next) < dist(pos)) {
-			pos = next
-			next, ok = more.Next()
-		} else {
-			i++
-			if filled.Has(int(r.order[pos])) {
-				continue // it had room, and has been found full since
-			}
-		}
+	s.scratch = set
+	more := set.Members(int(r.order[start]), r.order)
+	for pos, ok := more.Next(); ok; pos, ok = more.Next() {
 		if try(pos) {
 			return
 		}

@@ -43,6 +43,23 @@ func (f Set) Remove(i int) {
 	}
 }
 
+// AddAll adds g's members that are in none of without: a search's
+// candidates are one set, so that the nodes it must skip (a quarter of the
+// fleet cordoned by a rollout) are skipped 64 at a time.
+func (f *Set) AddAll(g Set, without ...Set) {
+	if len(*f) < len(g) {
+		*f = append(*f, make(Set, len(g)-len(*f))...)
+	}
+	for i, w := range g {
+		for _, x := range without {
+			if i < len(x) {
+				w &^= x[i]
+			}
+		}
+		(*f)[i] |= w
+	}
+}
+
 // Into is f's members that are in within and in none of without, written
 // over dst's memory: a search takes a set of the nodes with room freed,
 // and a new one each time was a fifth of a rollout's allocations.

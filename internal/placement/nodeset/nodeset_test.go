@@ -49,3 +49,23 @@ func TestInto(t *testing.T) {
 		t.Errorf("Into did not reuse dst")
 	}
 }
+
+func TestAddAll(t *testing.T) {
+	var f, g, full, cordoned Set
+	f.Add(5)
+	for _, i := range []int{1, 64, 65, 200} {
+		g.Add(i)
+	}
+	full.Add(64)
+	cordoned.Add(200)
+	cordoned.Add(1000) // past g: nothing to take out
+	f.AddAll(g, full, cordoned)
+	for i := range 300 {
+		if want := i == 5 || i == 1 || i == 65; f.Has(i) != want {
+			t.Errorf("Has(%d) = %v", i, f.Has(i))
+		}
+	}
+	if g.Has(200) != true || full.Has(64) != true {
+		t.Error("AddAll changed its arguments")
+	}
+}
