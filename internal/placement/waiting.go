@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/drvcheck/drvcheck/internal/drain"
+	"github.com/drvcheck/drvcheck/internal/placement/layered"
 )
 
 // waiting are the evicted pods whose replacement found no node, in the
@@ -18,17 +19,32 @@ import (
 type waiting struct {
 	next   int64
 	spread []waiter
-	keyed  map[int32][]waiter
+	keyed  layered.Map[int32, queue]
+	me     *owner // what this waiting's own lists say; nil until it makes one
 	// A clone's lists are its parent's (borrowed), and what it adds
 	// waits apart (added) until a visit reorders its lists: appending to
 	// a borrowed list copied the whole list, and a rollout clones its
 	// simulation for every node a budget blocks (and for each step of
 	// the search for the budget's smallest change), each adding to lists
 	// of thousands of waiting replacements: at 15,000 nodes that was a
-	// fifth of plan --all.
+	// fifth of plan --all. The keys' lists are a layered map for the same
+	// reason: a copy of the map per clone grew with the keys, thousands
+	// on a fleet of many kinds of workload.
 	borrowed bool
 	added    []keyedWaiter
 }
+
+// queue is one key's waiting list and the waiting that made it, which
+// alone appends to it in place: the others copy it first. The maker
+// appends past what any clone sees, and a list is replaced, never
+// changed in place.
+type queue struct {
+	q     []waiter
+	maker *owner
+}
+
+// owner tells one waiting's lists from another's.
+type owner struct{ _ byte }
 
 // keyedWaiter is a waiter a clone added, with its list (spreadList or a
 // search key).
@@ -69,24 +85,22 @@ func (w *waiting) push(id int32, x waiter) {
 		w.spread = append(w.spread, x)
 		return
 	}
-	if w.keyed == nil {
-		w.keyed = map[int32][]waiter{}
+	if w.me == nil {
+		w.me = new(owner)
 	}
-	w.keyed[id] = append(w.keyed[id], x)
+	l, _ := w.keyed.Get(id)
+	q := l.q
+	if l.maker != w.me {
+		q = slices.Clip(q) // another's: the append copies it
+	}
+	w.keyed.Set(id, queue{append(q, x), w.me})
 }
 
-// clone shares the lists with w, and what w added apart. The clone's are
-// clipped, so that once it owns them its appends copy; w's appends write
-// past what the clone sees. A list is replaced, never changed in place.
+// clone shares the lists with w, and what w added apart. The clone's
+// spread list is clipped, so that once it owns its lists its appends
+// copy; w's appends write past what the clone sees.
 func (w *waiting) clone() waiting {
-	c := waiting{next: w.next, spread: slices.Clip(w.spread), borrowed: true, added: slices.Clip(w.added)}
-	if len(w.keyed) > 0 {
-		c.keyed = make(map[int32][]waiter, len(w.keyed))
-		for id, q := range w.keyed {
-			c.keyed[id] = slices.Clip(q)
-		}
-	}
-	return c
+	return waiting{next: w.next, spread: slices.Clip(w.spread), keyed: w.keyed.Clone(), borrowed: true, added: slices.Clip(w.added)}
 }
 
 // own puts what a clone added at the end of its lists, copying each list
@@ -110,32 +124,37 @@ func (w *waiting) own() {
 // list is copied only when a pod behind one that stays lands.
 func (w *waiting) visit(try func(p *drain.Pod, id int32, spread bool) (landed, stays bool)) {
 	w.own()
-	h := &heads{w: w}
+	h := &heads{}
 	if len(w.spread) > 0 {
-		h.items = append(h.items, head{id: spreadList})
+		h.items = append(h.items, head{id: spreadList, l: w.queue(spreadList)})
 	}
-	for id := range w.keyed {
-		h.items = append(h.items, head{id: id})
+	seen := map[int32]bool{}
+	for id := range w.keyed.Keys() {
+		if l, _ := w.keyed.Get(id); !seen[id] && len(l.q) > 0 {
+			h.items = append(h.items, head{id: id, l: l})
+		}
+		seen[id] = true
 	}
 	heap.Init(h)
 	type change struct {
+		l      queue    // the list as the visit found it
 		landed int      // the pods at the head that landed
 		left   []waiter // once a pod behind one that stays landed: those that stay
 	}
 	changed := map[int32]*change{}
 	for h.Len() > 0 {
 		top := &h.items[0]
-		q := w.list(top.id)
+		q := top.l.q // try lands pods and adds none: the lists stay as found
 		x := q[top.at]
 		landed, stays := try(x.pod, top.id, top.id == spreadList)
 		c := changed[top.id]
 		switch {
 		case landed && c == nil && top.at == 0:
-			changed[top.id] = &change{landed: 1}
+			changed[top.id] = &change{l: top.l, landed: 1}
 		case landed && c != nil && c.left == nil && top.at == c.landed:
 			c.landed++
 		case landed && c == nil:
-			changed[top.id] = &change{left: slices.Clone(q[:top.at])}
+			changed[top.id] = &change{l: top.l, left: slices.Clone(q[:top.at])}
 		case landed && c.left == nil:
 			c.left = slices.Clone(q[c.landed:top.at])
 		case !landed && c != nil && c.left != nil:
@@ -152,50 +171,46 @@ func (w *waiting) visit(try func(p *drain.Pod, id int32, spread bool) (landed, s
 		heap.Fix(h, 0)
 	}
 	for id, c := range changed {
-		q := c.left
-		if q == nil {
-			q = w.list(id)[c.landed:]
+		if c.left != nil {
+			w.set(id, queue{c.left, w.me})
+			continue
 		}
-		w.set(id, q)
+		w.set(id, queue{c.l.q[c.landed:], c.l.maker})
 	}
 }
 
 // spreadList is the spread list's id among the keys' in visit.
 const spreadList = -1
 
-func (w *waiting) list(id int32) []waiter {
+func (w *waiting) queue(id int32) queue {
 	if id == spreadList {
-		return w.spread
+		return queue{w.spread, w.me}
 	}
-	return w.keyed[id]
+	l, _ := w.keyed.Get(id)
+	return l
 }
 
-func (w *waiting) set(id int32, q []waiter) {
-	switch {
-	case id == spreadList:
-		w.spread = q
-	case len(q) == 0:
-		delete(w.keyed, id)
-	default:
-		w.keyed[id] = q
+// set replaces list id; an emptied key stays, empty (a layered map keeps
+// what its frozen levels hold).
+func (w *waiting) set(id int32, l queue) {
+	if id == spreadList {
+		w.spread = l.q
+		return
 	}
+	w.keyed.Set(id, l)
 }
 
-// heads is a heap of each list's next pod, the one that waits longest
-// first.
-type heads struct {
-	w     *waiting
-	items []head
-}
+type heads struct{ items []head }
 
 type head struct {
 	id int32
+	l  queue
 	at int
 }
 
 func (h *heads) Len() int { return len(h.items) }
 func (h *heads) Less(i, j int) bool {
-	return h.w.list(h.items[i].id)[h.items[i].at].n < h.w.list(h.items[j].id)[h.items[j].at].n
+	return h.items[i].l.q[h.items[i].at].n < h.items[j].l.q[h.items[j].at].n
 }
 func (h *heads) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
 func (h *heads) Push(x any)    { h.items = append(h.items, x.(head)) }

@@ -62,7 +62,15 @@ func TestWaitingClonesKeepTheirOwnQueue(t *testing.T) {
 	}
 	// Once visited a clone adds to lists of its own.
 	c.enqueue(1, pods[6])
-	if got, want := queue(&c, ""), "bcdeg"; got != want || slices.ContainsFunc(parent.keyed[1], func(x waiter) bool { return x.pod == pods[6] }) {
-		t.Errorf("the clone waits %q (want %q); the parent's list %v", got, want, parent.keyed[1])
+	if got, want := queue(&c, ""), "bcdeg"; got != want || slices.ContainsFunc(parent.queue(1).q, func(x waiter) bool { return x.pod == pods[6] }) {
+		t.Errorf("the clone waits %q (want %q); the parent's list %v", got, want, parent.queue(1).q)
+	}
+	// The parent goes on adding in place: no clone sees it.
+	parent.enqueue(1, pods[4])
+	if got, want := queue(&c, ""), "bcdeg"; got != want {
+		t.Errorf("after the parent added, the clone waits %q, want %q", got, want)
+	}
+	if got, want := queue(&parent, ""), "abcfe"; got != want {
+		t.Errorf("the parent waits %q, want %q", got, want)
 	}
 }
