@@ -182,6 +182,7 @@ func (w *waiting) visit(try func(p *drain.Pod, id int32, spread bool) (landed, s
 // spreadList is the spread list's id among the keys' in visit.
 const spreadList = -1
 
+// queue is list id and its maker.
 func (w *waiting) queue(id int32) queue {
 	if id == spreadList {
 		return queue{w.spread, w.me}
@@ -200,6 +201,8 @@ func (w *waiting) set(id int32, l queue) {
 	w.keyed.Set(id, l)
 }
 
+// heads is a heap of each list's next pod, the one that waits longest
+// first, with the list it heads.
 type heads struct{ items []head }
 
 type head struct {
