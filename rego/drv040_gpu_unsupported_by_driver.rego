@@ -23,7 +23,7 @@ findings contains f if {
 	lib.managed_gpu_node(node)
 	v := node.image.version
 	lib.numeric_version(v)
-	some why in unsupported(node, v)
+	some why in unsupported(lib.gpu_kind(node), v)
 	f := lib.finding(meta, node.object, {
 		"node": node.name,
 		"message": sprintf("%s has %s, which driver %s does not support: %s", [node.name, lib.gpu_name(node), v, why]),
@@ -31,12 +31,13 @@ findings contains f if {
 	})
 }
 
-# unsupported(node, v) are the reasons driver v does not drive the GPU.
-# The node's generation and product are looked up once: each lookup reads
-# labels and walks a table, for every GPU node of the fleet.
-unsupported(node, v) := too_new(archs, v) | too_old(archs, v) | too_old_for_product(products, v, too_old(archs, v)) if {
-	archs := [arch | arch := lib.gpu_architecture(node)]
-	products := [p | p := lib.gpu_product(node)]
+# unsupported(kind, v) are the reasons driver v does not drive a GPU of
+# kind (lib.gpu_kind): judged once per kind and version, as OPA keeps a
+# function's result by its arguments, not once for each of a fleet's
+# thousands of nodes.
+unsupported(kind, v) := too_new(archs, v) | too_old(archs, v) | too_old_for_product(products, v, too_old(archs, v)) if {
+	archs := [arch | arch := lib.kind_architecture(kind)]
+	products := [p | p := lib.kind_product(kind)]
 }
 
 too_new(archs, v) := {sprintf("R%d is the last branch for %s", [arch.last_branch, arch.name]) |

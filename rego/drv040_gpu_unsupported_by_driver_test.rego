@@ -66,3 +66,11 @@ test_rubin_is_not_judged if {
 	messages([node("r", rubin, "470.256.02")]) == set()
 	messages([node("r", rubin, "595")]) == set()
 }
+
+# Each kind of GPU is judged once (lib.gpu_kind) and every node of it by
+# that: a B200 and a B300 are both Blackwell (compute 10.x), and only the
+# B200 has a floor of its own above 570.86.15.
+test_nodes_judged_by_their_own_kind if {
+	nodes := [node(sprintf("n%d", [i]), [b200, b300][i % 2], "570.86.15") | some i in numbers.range(1, 6)]
+	{f.node | some f in drv040.findings with input as {"nodes": nodes}} == {"n2", "n4", "n6"}
+}

@@ -23,7 +23,7 @@ findings contains f if {
 	lib.managed_gpu_node(node)
 	d := lib.driver_of(node)
 	kind := lib.kernel_module_type(d)
-	some why in refused(node, kind)
+	some why in refused(lib.gpu_kind(node), kind)
 	f := lib.finding(meta, node.object, {
 		"node": node.name,
 		"message": sprintf("%s has %s, and %s installs the %s kernel modules: %s", [node.name, lib.gpu_name(node), d.owner, kind, why]),
@@ -34,12 +34,13 @@ findings contains f if {
 
 needed := {"proprietary": "open (or auto)", "open": "proprietary (or auto)"}
 
-# refused(node, kind) are the reasons the node's GPU cannot load the
-# modules of kind. auto chooses for the GPU from 570.86.15; before, the
-# container does not choose, which DRV042 reports.
-refused(node, "proprietary") := lib.needs_open(node)
+# refused(gpu, kind) are the reasons a GPU of kind gpu (lib.gpu_kind)
+# cannot load the modules of kind, judged once per kind. auto chooses for
+# the GPU from 570.86.15; before, the container does not choose, which
+# DRV042 reports.
+refused(gpu, "proprietary") := lib.kind_needs_open(gpu)
 
-refused(node, "open") := {sprintf("the open modules need a GPU with GSP (Turing or later), and %s has none", [arch.name]) |
-	arch := lib.gpu_architecture(node)
+refused(gpu, "open") := {sprintf("the open modules need a GPU with GSP (Turing or later), and %s has none", [arch.name]) |
+	arch := lib.kind_architecture(gpu)
 	arch.open == false
 }

@@ -36,3 +36,19 @@ test_fix_names_the_module_type if {
 	}
 	f.fix == "set kernelModuleType to open (or auto) in ClusterPolicy/cluster-policy"
 }
+
+# The rule judges each kind of GPU once (lib.gpu_kind) and every node of
+# it by that: a GH200 and an H100 share their compute capability (9.0)
+# but not their product, and only the GH200s need the open modules.
+test_nodes_judged_by_their_own_kind if {
+	nodes := [drv040_test.node(name, labels, "580.126.20") |
+		some i in numbers.range(1, 6)
+		labels := [gh200, drv040_test.h100][i % 2]
+		name := sprintf("n%d", [i])
+	]
+	fs := drv041.findings with input as {
+		"nodes": nodes,
+		"operator": {"operator_version": "v26.7.0", "drivers": [{"owner": "ClusterPolicy/cluster-policy", "kernel_module_type": "proprietary"}]},
+	}
+	{f.node | some f in fs} == {"n2", "n4", "n6"}
+}

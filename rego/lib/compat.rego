@@ -2,20 +2,31 @@
 # (DRV040-DRV043), over data.drvcheck.compat (rego/data/compat.json).
 package drvcheck.lib
 
+# gpu_kind(node) is what the compatibility rules read of a node's GPU:
+# GFD's compute capability (major, minor) and product labels, as strings
+# ("" when absent, a minor "0"). The rules look up a GPU's generation and
+# product by its kind rather than by its node: OPA keeps a function's
+# result by its arguments, so the thousands of nodes of a fleet's few
+# kinds are looked up once per kind, not once per node.
+gpu_kind(node) := [
+	object.get(node.labels, data.drvcheck.compat.gfd.compute_major, ""),
+	object.get(node.labels, data.drvcheck.compat.gfd.compute_minor, "0"),
+	object.get(node.labels, data.drvcheck.compat.gfd.product, ""),
+]
+
 # gpu_architecture(node) is the row of data.drvcheck.compat.architectures
 # the node's GFD compute capability falls in; undefined for a node GFD has
 # not labelled (a new node: its GPU is not known yet).
-gpu_architecture(node) := arch if {
-	cc := compute_capability(node)
-	some arch in data.drvcheck.compat.architectures
-	cc_number(arch.from) <= cc_number(cc)
-	cc_number(cc) <= cc_number(arch.to)
-}
+gpu_architecture(node) := kind_architecture(gpu_kind(node))
 
-compute_capability(node) := [to_number(node.labels[data.drvcheck.compat.gfd.compute_major]), to_number(minor)] if {
-	regex.match(`^[0-9]+$`, node.labels[data.drvcheck.compat.gfd.compute_major])
-	minor := object.get(node.labels, data.drvcheck.compat.gfd.compute_minor, "0")
-	regex.match(`^[0-9]+$`, minor)
+# kind_architecture(kind) is gpu_architecture for a GPU of kind.
+kind_architecture(kind) := arch if {
+	regex.match(`^[0-9]+$`, kind[0])
+	regex.match(`^[0-9]+$`, kind[1])
+	cc := cc_number([to_number(kind[0]), to_number(kind[1])])
+	some arch in data.drvcheck.compat.architectures
+	cc_number(arch.from) <= cc
+	cc <= cc_number(arch.to)
 }
 
 cc_number(cc) := (cc[0] * 100) + cc[1]
@@ -30,10 +41,13 @@ gpu_labelled(node) if node.labels[data.drvcheck.compat.gfd.product]
 # gpu_product(node) is the row of data.drvcheck.compat.products whose
 # prefix the node's gpu.product starts with (a MIG or shared product only
 # adds a suffix).
-gpu_product(node) := p if {
-	product := node.labels[data.drvcheck.compat.gfd.product]
+gpu_product(node) := kind_product(gpu_kind(node))
+
+# kind_product(kind) is gpu_product for a GPU of kind.
+kind_product(kind) := p if {
+	kind[2] != ""
 	some p in data.drvcheck.compat.products
-	startswith(product, p.prefix)
+	startswith(kind[2], p.prefix)
 }
 
 # gpu_name(node) names the node's GPU for messages.
@@ -94,19 +108,22 @@ kernel_module_field := {"ClusterPolicy": "/spec/driver/kernelModuleType", "NVIDI
 
 # needs_open(node) are the reasons the node's GPU is driven only by the
 # open modules: its generation (Blackwell) or its product (GH200).
-needs_open(node) := {why |
-	some why in by_arch(node) | by_product(node)
+needs_open(node) := kind_needs_open(gpu_kind(node))
+
+# kind_needs_open(kind) is needs_open for a GPU of kind.
+kind_needs_open(kind) := {why |
+	some why in by_arch(kind) | by_product(kind)
 }
 
-by_arch(node) := {sprintf("%s is driven only by the open modules", [arch.name]) |
-	arch := gpu_architecture(node)
+by_arch(kind) := {sprintf("%s is driven only by the open modules", [arch.name]) |
+	arch := kind_architecture(kind)
 	arch.proprietary == false
 }
 
-by_product(node) := {sprintf("%s needs the open modules", [p.name]) |
-	p := gpu_product(node)
+by_product(kind) := {sprintf("%s needs the open modules", [p.name]) |
+	p := kind_product(kind)
 	p.proprietary == false
-	count(by_arch(node)) == 0
+	count(by_arch(kind)) == 0
 }
 
 # few(names) lists up to three names, then how many more.
