@@ -5,9 +5,12 @@ package hugepages
 import (
 	"bufio"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/drvcheck/drvcheck/internal/memlimit"
 )
 
 // Where the kernel gives huge pages on request only (madvise), the heap is
@@ -32,6 +35,30 @@ func TestHugePagesBackTheHeap(t *testing.T) {
 	}
 	if got := anonHugePages(t) - before; got < 16<<20 {
 		t.Errorf("64 MiB of heap filled after the start, %d KiB more of it in huge pages; want at least 16 MiB", got>>10)
+	}
+}
+
+// A large fleet's heap grows past the 768 MiB the block once covered
+// (a 15,000-node fleet's peaks at about 2 GiB): what it fills there is in
+// huge pages too. The test takes a 2 GiB allocation, which lands where
+// the block was, and touches only its last 256 MiB.
+func TestHugePagesBackALargeHeap(t *testing.T) {
+	if !marked {
+		t.Skip("the heap was not marked here (see TestHugePagesBackTheHeap)")
+	}
+	const size, touched = 2 << 30, 256 << 20
+	if memlimit.Ceiling() < size+touched || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("the machine, the cgroup or GOMEMLIMIT leaves too little memory for a 2 GiB heap")
+	}
+	before := anonHugePages(t)
+	b := make([]byte, size)
+	for i := size - touched; i < size; i += 4096 {
+		b[i] = 1
+	}
+	got := anonHugePages(t) - before
+	runtime.KeepAlive(b)
+	if got < touched/2 {
+		t.Errorf("256 MiB of heap filled past the first 1.75 GiB, %d MiB more of it in huge pages; want at least 128 MiB", got>>20)
 	}
 }
 

@@ -95,11 +95,12 @@ func startChild(lim Limits) (*child, error) {
 	// -test.run=^$: a test binary without Serve in its TestMain runs no
 	// test as a child; its answer is then malformed, not a fork bomb.
 	cmd := exec.Command(self, "-test.run=^$")
-	// GODEBUG=disablethp=1 keeps internal/hugepages from marking 768 MiB
-	// of heap addresses in the child: freed but still mapped, they were
-	// counted in the child's data size before RLIMIT_DATA was set on top
-	// of it (limitData), so a template could fill them unrefused and,
-	// while the 2 ms watch lagged on a loaded machine, reach 1.5 GiB.
+	// GODEBUG=disablethp=1 keeps internal/hugepages from marking its block
+	// of heap addresses (up to 3 GiB) in the child: freed but still
+	// mapped, they were counted in the child's data size before
+	// RLIMIT_DATA was set on top of it (limitData), so a template could
+	// fill them unrefused and, while the 2 ms watch lagged on a loaded
+	// machine, reach 1.5 GiB.
 	cmd.Env = []string{envJob + "=1", envLimits + "=" + strconv.FormatInt(lim.Memory, 10) + "," + strconv.FormatInt(int64(lim.Timeout), 10),
 		"GODEBUG=disablethp=1"}
 	cmd.WaitDelay = time.Second
