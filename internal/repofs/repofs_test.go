@@ -2,6 +2,7 @@ package repofs
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -253,4 +254,52 @@ func TestFollowIsEvalSymlinks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// ReadFile opens a file in its folder's resolved path without looking at
+// it first (openDirect), and leaves any failure, a link's included, to the
+// path resolved whole: what it reads, or the error it gives, must be what
+// resolving first gives, for files, links in and out of the repository,
+// a folder and a missing file.
+func TestReadFileAsResolved(t *testing.T) {
+	repo, chart, _ := linkedTree(t)
+	link(t, "c", filepath.Join(repo, "charts", "alias"))
+	f := newFS(t, Limits{}, repo)
+	paths := []string{
+		filepath.Join(chart, "values.yaml"),
+		filepath.Join(chart, "creds.yaml"),
+		filepath.Join(chart, "same.yaml"),
+		filepath.Join(chart, "home", "credentials"),
+		filepath.Join(chart, "missing.yaml"),
+		filepath.Join(repo, "charts", "alias", "values.yaml"),
+		filepath.Join(repo, "charts", "alias", "creds.yaml"),
+		chart,
+	}
+	for _, p := range paths {
+		want, wantErr := readResolved(f, p)
+		got, err := f.ReadFile(p)
+		if string(got) != string(want) || (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+			t.Errorf("%s: %q, %v; resolved first: %q, %v", p, got, err, want, wantErr)
+		}
+	}
+	if got, err := f.ReadFile(filepath.Join(chart, "same.yaml")); string(got) != "a: 1\n" || err != nil {
+		t.Errorf("a link inside the repository: %q, %v", got, err)
+	}
+}
+
+// readResolved is ReadFile by the path resolved whole first.
+func readResolved(f *FS, name string) ([]byte, error) {
+	file, err := f.openResolved(name)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not read: not a regular file (%s)", name, KindOf(info.Mode()))
+	}
+	return f.read(name, file, info.Size())
 }
