@@ -227,14 +227,13 @@ func TestGivenFS(t *testing.T) {
 	}
 }
 
-// follow resolves a folder once per run and the file each time: it must
-// lead where filepath.EvalSymlinks does, with the same error, whether the
-// folder was resolved before or not.
-func TestFollowIsEvalSymlinks(t *testing.T) {
-	repo, chart, _ := linkedTree(t)
+// aliasedPaths links the chart's folder as charts/alias in linkedTree's
+// repository and lists paths through it and around it: files, links in
+// and out of the repository, a missing file and folder, and the chart.
+func aliasedPaths(t *testing.T, repo, chart string) []string {
+	t.Helper()
 	link(t, "c", filepath.Join(repo, "charts", "alias"))
-	f := newFS(t, Limits{}, repo)
-	paths := []string{
+	return []string{
 		filepath.Join(chart, "values.yaml"),
 		filepath.Join(chart, "creds.yaml"),
 		filepath.Join(chart, "same.yaml"),
@@ -245,6 +244,15 @@ func TestFollowIsEvalSymlinks(t *testing.T) {
 		filepath.Join(repo, "nowhere", "values.yaml"),
 		chart,
 	}
+}
+
+// follow resolves a folder once per run and the file each time: it must
+// lead where filepath.EvalSymlinks does, with the same error, whether the
+// folder was resolved before or not.
+func TestFollowIsEvalSymlinks(t *testing.T) {
+	repo, chart, _ := linkedTree(t)
+	paths := aliasedPaths(t, repo, chart)
+	f := newFS(t, Limits{}, repo)
 	for round := range 2 {
 		for _, p := range paths {
 			want, wantErr := filepath.EvalSymlinks(p)
@@ -263,19 +271,8 @@ func TestFollowIsEvalSymlinks(t *testing.T) {
 // a folder and a missing file.
 func TestReadFileAsResolved(t *testing.T) {
 	repo, chart, _ := linkedTree(t)
-	link(t, "c", filepath.Join(repo, "charts", "alias"))
 	f := newFS(t, Limits{}, repo)
-	paths := []string{
-		filepath.Join(chart, "values.yaml"),
-		filepath.Join(chart, "creds.yaml"),
-		filepath.Join(chart, "same.yaml"),
-		filepath.Join(chart, "home", "credentials"),
-		filepath.Join(chart, "missing.yaml"),
-		filepath.Join(repo, "charts", "alias", "values.yaml"),
-		filepath.Join(repo, "charts", "alias", "creds.yaml"),
-		chart,
-	}
-	for _, p := range paths {
+	for _, p := range aliasedPaths(t, repo, chart) {
 		want, wantErr := readResolved(f, p)
 		got, err := f.ReadFile(p)
 		if string(got) != string(want) || (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
