@@ -71,14 +71,18 @@ func start(floor, top int64) {
 
 // Ceiling is three quarters of the memory this process may use: the
 // cgroup's limit when there is one, else the machine's memory. The rest
-// is the kernel's, the page cache's and the runtime's own.
-func Ceiling() int64 {
+// is the kernel's, the page cache's and the runtime's own. It is read once
+// per process: internal/hugepages asks as the program starts, and Tune
+// asks again in main.
+func Ceiling() int64 { return machineCeiling() }
+
+var machineCeiling = sync.OnceValue(func() int64 {
 	m := Available()
 	if m <= 0 {
 		return 1 << 62 // unknown: as Go without a limit
 	}
 	return m / 4 * 3
-}
+})
 
 // watch calls follow after every collection, from the finalizer
 // goroutine, for as long as the process lives.
