@@ -20,6 +20,7 @@ func main() {
 	for _, s := range fleetgen.Shapes {
 		names = append(names, s.Name)
 	}
+	names = append(names, fleetgen.CapacityFixed.Name)
 	shape := flag.String("shape", fleetgen.Target.Name, "the fleet's shape: "+strings.Join(names, ", "))
 	nodes := flag.Int("nodes", 0, "number of GPU nodes (0: the shape's)")
 	workloads := flag.Int("workloads", 0, "number of workloads (0: the shape's)")

@@ -1,5 +1,7 @@
 package fleetgen
 
+import "slices"
+
 // The shapes make bench runs, each at the target size (5,000 GPU nodes,
 // 20,000 workloads, 5,000 budgets). They differ in what moves the cost,
 // not in size: how many pods a node holds and whether room is known, how
@@ -78,6 +80,29 @@ var (
 		Budgets: "spread", BlockEvery: 50,
 	}
 
+	// CapacityFixed is Capacity with the problems it plants fixed, and
+	// nothing else changed: no node on a kernel without its image (DRV001),
+	// the affinity no node meets asking for a branch every node runs
+	// (DRV010), the CUDA 13 image pinned by OS alone replaced by a CUDA 12
+	// one every driver runs (DRV012), and no budget without room (DRV020).
+	// The same objects in the same files, about the same bytes: what check
+	// costs on Capacity beyond what it costs here is what its findings cost,
+	// the allowance docs/performance.md states per finding.
+	CapacityFixed = Spec{
+		Name: "capacity-fixed", Nodes: Capacity.Nodes, Workloads: Capacity.Workloads, PDBs: Capacity.PDBs,
+		NodesPerFile: Capacity.NodesPerFile, WorkloadsPerFile: Capacity.WorkloadsPerFile, PerFile: Capacity.PerFile,
+		Resources:   Capacity.Resources,
+		MaxReplicas: Capacity.MaxReplicas, AntiAffinityEvery: Capacity.AntiAffinityEvery, Namespaces: Capacity.Namespaces,
+		Pins: []Pin{
+			Capacity.Pins[0],
+			Capacity.Pins[1],
+			{"nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04", []Expr{{labelMajor, "Gt", "540"}}},
+			{"nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04", Capacity.Pins[3].Exprs},
+			Capacity.Pins[4],
+		},
+		Budgets: Capacity.Budgets,
+	}
+
 	// Shapes are the fleets make bench measures, in order.
 	Shapes = []Spec{Target, Capacity, Packed, Scattered}
 )
@@ -103,9 +128,18 @@ func (s Spec) Times(n int) Spec {
 	return s
 }
 
-// Shape is the shape of that name.
+// Twin is the fixed twin make bench measures a shape's findings against
+// (CapacityFixed for Capacity), if it has one.
+func Twin(s Spec) (Spec, bool) {
+	if s.Name == Capacity.Name {
+		return CapacityFixed, true
+	}
+	return Spec{}, false
+}
+
+// Shape is the shape, or the twin, of that name.
 func Shape(name string) (Spec, bool) {
-	for _, s := range Shapes {
+	for _, s := range append(slices.Clone(Shapes), CapacityFixed) {
 		if s.Name == name {
 			return s, true
 		}

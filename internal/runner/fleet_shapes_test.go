@@ -115,3 +115,12 @@ func scaledFindings(base, got map[string]int, k int) string {
 	}
 	return "findings per rule not scaled with the fleet: " + strings.Join(bad, ", ")
 }
+
+// The allowance per finding on capacity is measured against its fixed
+// twin (fleetgen.CapacityFixed), which must find nothing at all: what
+// check costs on capacity beyond it is then its findings' cost only.
+func TestCapacityFixedFindsNothing(t *testing.T) {
+	if got := shapeFindings(t, fleetgen.CapacityFixed.Scaled(10)); len(got) != 0 {
+		t.Errorf("capacity's fixed twin finds %v, want nothing", got)
+	}
+}
