@@ -1,11 +1,12 @@
 // Command decodefloor decodes a fleet genfleet wrote and nothing else: the
 // floor the speed budget measures drvcheck check against
-// (fleetgen.Decode), as a process of its own, so that farm-bench can pair
-// the two:
+// (fleetgen.Decode), as a process of its own, so that a benchmark of
+// whole processes can pair the two, run after run:
 //
 //	go run ./hack/genfleet -shape gitops -times 3 /tmp/f3
 //	go build -o /tmp/decodefloor ./hack/decodefloor
-//	farm-bench --vs '/tmp/decodefloor /tmp/f3' -- drvcheck check /tmp/f3/k8s ...
+//	/usr/bin/time -v /tmp/decodefloor /tmp/f3
+//	/usr/bin/time -v drvcheck check /tmp/f3/k8s --matrix /tmp/f3/support-matrix.csv -o json
 package main
 
 import (
