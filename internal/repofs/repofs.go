@@ -250,6 +250,12 @@ func (f *FS) openRegular(name string) (*os.File, int64, error) {
 			return nil, 0, err
 		}
 	}
+	return f.regular(name, file)
+}
+
+// regular keeps an opened file only when it is a regular file no larger
+// than one input may be, and returns its size; otherwise it closes it.
+func (f *FS) regular(name string, file *os.File) (*os.File, int64, error) {
 	info, err := file.Stat()
 	switch {
 	case err != nil:

@@ -2,7 +2,6 @@ package repofs
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -290,13 +289,10 @@ func readResolved(f *FS, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer file.Close()
-	info, err := file.Stat()
+	file, size, err := f.regular(name, file)
 	if err != nil {
 		return nil, err
 	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not read: not a regular file (%s)", name, KindOf(info.Mode()))
-	}
-	return f.read(name, file, info.Size())
+	defer file.Close()
+	return f.read(name, file, size)
 }
