@@ -72,8 +72,7 @@ func TestFleetBudget(t *testing.T) {
 		}
 		t.Run(shape.Name, func(t *testing.T) {
 			var first *sized
-			for _, k := range sizes {
-				m := measureSize(t, bin, shape.Times(k), runs, k)
+			for _, m := range measureSizes(t, bin, shape, runs, sizes) {
 				m.report(t, first)
 				m.hold(t, first)
 				if first == nil {
@@ -114,36 +113,50 @@ type sized struct {
 	twin *sized
 }
 
-// measureSize writes the fleet, and its fixed twin if the shape has one,
-// and times decode and check on each, run by run, so that the twin meets
-// the same machine; then plan --all on the fleet. plan --all is left out at
-// ten times the fleet, where check alone is the question (does it finish,
-// in what memory).
-func measureSize(t *testing.T, bin string, shape fleetgen.Spec, runs, k int) *sized {
-	m := &sized{k: k, nodes: shape.Nodes}
-	fleets := []*written{write(t, shape, m)}
-	if twin, ok := fleetgen.Twin(shape); ok {
-		twin = twin.Times(k)
-		m.twin = &sized{k: k, nodes: twin.Nodes}
-		fleets = append(fleets, write(t, twin, m.twin))
+// measureSizes writes the shape at every size, and its fixed twin if it
+// has one, and times decode and check on each, run by run, so that every
+// size and the twin meet the same machine: measured one size after the
+// other, a machine that slowed between them made the growth from the first
+// size a measure of the machine. Then plan --all on the shape at each
+// size. plan --all is left out at ten times the fleet, where check alone
+// is the question (does it finish, in what memory).
+func measureSizes(t *testing.T, bin string, shape fleetgen.Spec, runs int, sizes []int) []*sized {
+	var ms []*sized
+	var fleets, shapes []*written
+	for _, k := range sizes {
+		m := &sized{k: k, nodes: shape.Times(k).Nodes}
+		f := write(t, shape.Times(k), m)
+		ms, fleets, shapes = append(ms, m), append(fleets, f), append(shapes, f)
+		if twin, ok := fleetgen.Twin(shape); ok {
+			twin = twin.Times(k)
+			m.twin = &sized{k: k, nodes: twin.Nodes}
+			fleets = append(fleets, write(t, twin, m.twin))
+		}
 	}
 	for range runs {
 		for _, f := range fleets {
 			f.measure(t, bin)
 		}
 	}
-	if k < 10 {
-		// Every node rolls, windows of a quarter of the fleet at once: the
-		// heaviest rollout the flags can ask for.
-		for range max(1, runs/2) {
-			m.plan = append(m.plan, timed(t, func() {
-				_, r, _ := runBinary(t, 1, bin, "plan", "--all", "--driver", "580.90.07", "--max-parallel-upgrades", "0", "--max-unavailable", "25%",
-					fleets[0].k8s, "--matrix", fleets[0].matrix, "-o", "json")
-				m.planRSS = max(m.planRSS, r)
-			}))
+	for _, f := range shapes {
+		if f.m.k < 10 {
+			f.plan(t, bin, max(1, runs/2))
 		}
 	}
-	return m
+	return ms
+}
+
+// plan times plan --all on the fleet: every node rolls, windows of a
+// quarter of the fleet at once, the heaviest rollout the flags can ask for.
+func (f *written) plan(t *testing.T, bin string, runs int) {
+	m := f.m
+	for range runs {
+		m.plan = append(m.plan, timed(t, func() {
+			_, r, _ := runBinary(t, 1, bin, "plan", "--all", "--driver", "580.90.07", "--max-parallel-upgrades", "0", "--max-unavailable", "25%",
+				f.k8s, "--matrix", f.matrix, "-o", "json")
+			m.planRSS = max(m.planRSS, r)
+		}))
+	}
 }
 
 // written is a fleet on disk and what it measured.
