@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,8 +44,9 @@ const findingAllowance = 0.25
 // (fleetgen.Shapes), at each size of DRVCHECK_BENCH_SIZES (times the
 // target fleet, "1,3" by default; make bench-50k adds 10), and holds each
 // to the budget against its own decode floor. Decode and check alternate,
-// run by run, so that both meet the same machine; the ratio is of their
-// medians, and the spread is printed. It takes minutes, so it runs under
+// run by run and size by size, each on memory warmed alike (warm), so that
+// all meet the same machine; the ratio is of their medians, and the spread
+// is printed. It takes minutes, so it runs under
 // make bench (DRVCHECK_FLEET_BUDGET=1, DRVCHECK_BENCH_RUNS runs each, 5 by
 // default; DRVCHECK_BENCH_SHAPES picks shapes), on an otherwise idle
 // machine.
@@ -151,6 +153,7 @@ func measureSizes(t *testing.T, bin string, shape fleetgen.Spec, runs int, sizes
 func (f *written) plan(t *testing.T, bin string, runs int) {
 	m := f.m
 	for range runs {
+		warm(t, max(m.warmth(), m.planRSS*5/4))
 		m.plan = append(m.plan, timed(t, func() {
 			_, r, _ := runBinary(t, 1, bin, "plan", "--all", "--driver", "580.90.07", "--max-parallel-upgrades", "0", "--max-unavailable", "25%",
 				f.k8s, "--matrix", f.matrix, "-o", "json")
@@ -182,6 +185,7 @@ func (f *written) measure(t *testing.T, bin string) {
 	// of JSON on capacity at 15,000 nodes), made that shape's floor take a
 	// fifth less time than after a collection (docs/performance.md).
 	runtime.GC()
+	warm(t, m.warmth())
 	before := selfCPU()
 	m.decode = append(m.decode, timed(t, func() {
 		if _, err := decodeOnly(f.dir); err != nil {
@@ -190,6 +194,7 @@ func (f *written) measure(t *testing.T, bin string) {
 	}))
 	m.decodeCPU = append(m.decodeCPU, selfCPU()-before)
 	var out []byte
+	warm(t, m.warmth())
 	m.check = append(m.check, timed(t, func() {
 		var r int64
 		var cpu time.Duration
@@ -198,6 +203,48 @@ func (f *written) measure(t *testing.T, bin string) {
 		m.checkCPU = append(m.checkCPU, cpu)
 	}))
 	m.findings = findingsPerRule(t, out)
+}
+
+// warmth is how much memory to warm before a check of m: a quarter more
+// than its peak so far, or before the first run 200 KB per node (the
+// shapes peak at 130-150 KB per node).
+func (m *sized) warmth() int64 {
+	if m.rss > 0 {
+		return m.rss * 5 / 4
+	}
+	return int64(m.nodes) * 200 << 10
+}
+
+// warm touches n bytes of fresh memory in huge pages and gives them back,
+// so that the process measured next finds that much memory warm, whatever
+// ran before it. This machine is a virtual one whose kernel reports the
+// memory it frees to the host (virtio-balloon free page reporting), which
+// takes it back within seconds: touching 2,000 MB again cost 0.14 s right
+// after another process freed it and 4.8 s after fifteen idle seconds. A
+// check that followed a larger one therefore ran on warm memory and one
+// that followed a smaller one partly on cold: interleaved with 15,000-node
+// runs, the 5,000-node runs took a quarter less time than in a row
+// (docs/performance.md). Warmed alike, every run meets the same memory.
+func warm(t *testing.T, n int64) {
+	t.Helper()
+	b, err := syscall.Mmap(-1, 0, int(n), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		t.Fatalf("warming %d MiB: %v", n>>20, err)
+	}
+	_ = syscall.Madvise(b, syscall.MADV_HUGEPAGE) // as drvcheck's heap (internal/hugepages)
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 1
+	}
+	if err := syscall.Munmap(b); err != nil {
+		t.Fatal(err)
+	}
+	// A child's peak RSS is at least its parent's when it starts (Linux
+	// keeps the larger as exec replaces the memory): the peak is reset to
+	// what the test holds now, or every check would report the warmth.
+	debug.FreeOSMemory()
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		t.Fatalf("resetting the test's peak RSS after warming: %v", err)
+	}
 }
 
 // findingsPerRule counts check -o json's findings by rule.
