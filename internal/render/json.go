@@ -27,9 +27,9 @@ type jsonReport struct {
 // JSON prints the documented shape (README, "JSON output"): sorted findings (never null) and the
 // summary, indented by two spaces.
 //
-// The findings are encoded on every CPU, each part in its place: on 30,000
+// The findings are encoded on every CPU, each part in its place: on 31,250
 // findings (17 MB) one encoder, which indents the whole document again
-// after encoding it, was half a second of a run's serial tail
+// after encoding it, was 0.4-0.5 s of a run's serial tail
 // (docs/performance.md). The bytes are those of json.Encoder with
 // SetIndent("", "  "), which TestJSONIsTheEncoders holds.
 func JSON(w io.Writer, r Report, _ Options) error {

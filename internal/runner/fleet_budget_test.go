@@ -205,7 +205,7 @@ func (f *written) measure(t *testing.T, bin string) {
 	m.findings = findingsPerRule(t, out)
 }
 
-// warmth is how much memory to warm before a check of m: a quarter more
+// warmth is how much memory to warm before a run on m's fleet: a quarter more
 // than its peak so far, or before the first run 200 KB per node (the
 // shapes peak at 130-150 KB per node).
 func (m *sized) warmth() int64 {
