@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -183,8 +182,8 @@ func (f *written) measure(t *testing.T, bin string) {
 	// The floor is decoded with nothing of the test's held: the collector
 	// paces itself by the heap, and check's last output, still held (17 MB
 	// of JSON on capacity at 15,000 nodes), made that shape's floor take a
-	// fifth less time than after a collection (docs/performance.md).
-	runtime.GC()
+	// fifth less time than after a collection (docs/performance.md). warm
+	// ends with that collection (debug.FreeOSMemory).
 	warm(t, m.warmth())
 	before := selfCPU()
 	m.decode = append(m.decode, timed(t, func() {
