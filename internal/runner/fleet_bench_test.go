@@ -39,6 +39,7 @@ func fleet(tb testing.TB) (dir, matrix string) {
 }
 
 func TestMain(m *testing.M) {
+	serveKeeper()   // the test binary is the bench's memory keeper (warmth_test.go)
 	sandbox.Serve() // the test binary is the sandbox's child, as drvcheck is
 	code := m.Run()
 	if fleetDir != "" {

@@ -1,13 +1,13 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,11 +43,12 @@ const findingAllowance = 0.25
 // (fleetgen.Shapes), at each size of DRVCHECK_BENCH_SIZES (times the
 // target fleet, "1,3" by default; make bench-50k adds 10), and holds each
 // to the budget against its own decode floor. Decode and check alternate,
-// run by run and size by size, each on memory warmed alike (warm), so that
-// all meet the same machine; the ratio is of their medians, and the spread
-// is printed. It takes minutes, so it runs under
-// make bench (DRVCHECK_FLEET_BUDGET=1, DRVCHECK_BENCH_RUNS runs each, 5 by
-// default; DRVCHECK_BENCH_SHAPES picks shapes), on an otherwise idle
+// run by run and size by size, each on memory a keeper holds warm
+// (warmth_test.go), so that all meet the same machine; the ratio is of
+// their medians, the growth from the first size the median of each round's
+// ratio (growth), and the spread is printed. It takes minutes, so it runs
+// under make bench (DRVCHECK_FLEET_BUDGET=1, DRVCHECK_BENCH_RUNS runs each,
+// 5 by default; DRVCHECK_BENCH_SHAPES picks shapes), on an otherwise idle
 // machine.
 func TestFleetBudget(t *testing.T) {
 	if os.Getenv("DRVCHECK_FLEET_BUDGET") == "" {
@@ -152,12 +153,13 @@ func measureSizes(t *testing.T, bin string, shape fleetgen.Spec, runs int, sizes
 func (f *written) plan(t *testing.T, bin string, runs int) {
 	m := f.m
 	for range runs {
-		warm(t, max(m.warmth(), m.planRSS*5/4))
+		k := keepWarm(t, max(m.warmth(), m.planRSS*5/4))
 		m.plan = append(m.plan, timed(t, func() {
-			_, r, _ := runBinary(t, 1, bin, "plan", "--all", "--driver", "580.90.07", "--max-parallel-upgrades", "0", "--max-unavailable", "25%",
+			_, r, _ := runFollowed(t, k, 1, bin, "plan", "--all", "--driver", "580.90.07", "--max-parallel-upgrades", "0", "--max-unavailable", "25%",
 				f.k8s, "--matrix", f.matrix, "-o", "json")
 			m.planRSS = max(m.planRSS, r)
 		}))
+		k.stop(t)
 	}
 }
 
@@ -176,15 +178,17 @@ func write(t *testing.T, shape fleetgen.Spec, m *sized) *written {
 	return &written{dir: dir, k8s: filepath.Join(dir, "k8s"), matrix: matrix, m: m}
 }
 
-// measure times one decode and one check of the fleet.
+// measure times one decode and one check of the fleet, each on memory a
+// keeper holds warm (warmth_test.go).
 func (f *written) measure(t *testing.T, bin string) {
 	m := f.m
 	// The floor is decoded with nothing of the test's held: the collector
 	// paces itself by the heap, and check's last output, still held (17 MB
 	// of JSON on capacity at 15,000 nodes), made that shape's floor take a
-	// fifth less time than after a collection (docs/performance.md). warm
-	// ends with that collection (debug.FreeOSMemory).
-	warm(t, m.warmth())
+	// fifth less time than after a collection (docs/performance.md).
+	// keepWarm ends with that collection (resetPeak).
+	k := keepWarm(t, m.warmth())
+	k.follow(t, os.Getpid())
 	before := selfCPU()
 	m.decode = append(m.decode, timed(t, func() {
 		if _, err := decodeOnly(f.dir); err != nil {
@@ -192,58 +196,28 @@ func (f *written) measure(t *testing.T, bin string) {
 		}
 	}))
 	m.decodeCPU = append(m.decodeCPU, selfCPU()-before)
+	k.stop(t)
 	var out []byte
-	warm(t, m.warmth())
+	k = keepWarm(t, m.warmth())
 	m.check = append(m.check, timed(t, func() {
 		var r int64
 		var cpu time.Duration
-		out, r, cpu = runBinary(t, 0, bin, "check", f.k8s, "--matrix", f.matrix, "-o", "json", "--fail-on", "none")
+		out, r, cpu = runFollowed(t, k, 0, bin, "check", f.k8s, "--matrix", f.matrix, "-o", "json", "--fail-on", "none")
 		m.rss = max(m.rss, r)
 		m.checkCPU = append(m.checkCPU, cpu)
 	}))
+	k.stop(t)
 	m.findings = findingsPerRule(t, out)
 }
 
-// warmth is how much memory to warm before a run on m's fleet: a quarter more
-// than its peak so far, or before the first run 200 KB per node (the
+// warmth is how much warm memory to keep for a run on m's fleet: a quarter
+// more than its peak so far, or before the first run 200 KB per node (the
 // shapes peak at 130-150 KB per node).
 func (m *sized) warmth() int64 {
 	if m.rss > 0 {
 		return m.rss * 5 / 4
 	}
 	return int64(m.nodes) * 200 << 10
-}
-
-// warm touches n bytes of fresh memory in huge pages and gives them back,
-// so that the process measured next finds that much memory warm, whatever
-// ran before it. This machine is a virtual one whose kernel reports the
-// memory it frees to the host (virtio-balloon free page reporting), which
-// takes it back within seconds: touching 2,000 MB again cost 0.14 s right
-// after another process freed it and 4.8 s after fifteen idle seconds. A
-// check that followed a larger one therefore ran on warm memory and one
-// that followed a smaller one partly on cold: interleaved with 15,000-node
-// runs, the 5,000-node runs took a quarter less time than in a row
-// (docs/performance.md). Warmed alike, every run meets the same memory.
-func warm(t *testing.T, n int64) {
-	t.Helper()
-	b, err := syscall.Mmap(-1, 0, int(n), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
-	if err != nil {
-		t.Fatalf("warming %d MiB: %v", n>>20, err)
-	}
-	_ = syscall.Madvise(b, syscall.MADV_HUGEPAGE) // as drvcheck's heap (internal/hugepages)
-	for i := 0; i < len(b); i += 4096 {
-		b[i] = 1
-	}
-	if err := syscall.Munmap(b); err != nil {
-		t.Fatal(err)
-	}
-	// A child's peak RSS is at least its parent's when it starts (Linux
-	// keeps the larger as exec replaces the memory): the peak is reset to
-	// what the test holds now, or every check would report the warmth.
-	debug.FreeOSMemory()
-	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
-		t.Fatalf("resetting the test's peak RSS after warming: %v", err)
-	}
 }
 
 // findingsPerRule counts check -o json's findings by rule.
@@ -311,7 +285,7 @@ func (m *sized) report(t *testing.T, first *sized) {
 		// The floor is the same work at each size: where it grew by more or
 		// less than k/first.k, the machine's speed moved between the sizes,
 		// and check's growth over the floor's says what the code did.
-		check, floor := float64(median(m.check))/float64(median(first.check)), float64(median(m.decode))/float64(median(first.decode))
+		check, floor := growth(m.check, first.check), growth(m.decode, first.decode)
 		line += fmt.Sprintf("; from %dx: check %.2fx, peak %.2fx, floor %.2fx (check over floor %.2fx), %d B per node at the peak",
 			first.k, check, float64(m.rss)/float64(first.rss), floor, check/floor, m.rss/int64(m.nodes))
 	}
@@ -347,12 +321,12 @@ func (m *sized) hold(t *testing.T, first *sized) {
 		}
 		return
 	}
-	growth := maxGrowth * float64(m.k) / 3
-	if g := float64(median(m.check)) / float64(median(first.check)); m.k == 3*first.k && g > growth {
-		t.Errorf("%dx: check takes %.2fx its time at %dx, over %.1fx", m.k, g, first.k, growth)
+	bound := maxGrowth * float64(m.k) / 3
+	if g := growth(m.check, first.check); m.k == 3*first.k && g > bound {
+		t.Errorf("%dx: check takes %.2fx its time at %dx, over %.1fx", m.k, g, first.k, bound)
 	}
-	if g := float64(m.rss) / float64(first.rss); m.k == 3*first.k && g > growth {
-		t.Errorf("%dx: peak RSS %.2fx that at %dx, over %.1fx", m.k, g, first.k, growth)
+	if g := float64(m.rss) / float64(first.rss); m.k == 3*first.k && g > bound {
+		t.Errorf("%dx: peak RSS %.2fx that at %dx, over %.1fx", m.k, g, first.k, bound)
 	}
 	if why := scaledFindings(first.findings, m.findings, m.k/first.k); why != "" {
 		t.Errorf("%dx: %s", m.k, why)
@@ -365,14 +339,28 @@ func shapeOf(t *testing.T) string { return filepath.Base(t.Name()) }
 // nodes fail), and returns its standard output, peak RSS and CPU time.
 func runBinary(t *testing.T, code int, bin string, args ...string) ([]byte, int64, time.Duration) {
 	t.Helper()
+	return runFollowed(t, nil, code, bin, args...)
+}
+
+// runFollowed is runBinary with the keeper k, if not nil, giving its warm
+// memory to the run as it grows.
+func runFollowed(t *testing.T, k *keeper, code int, bin string, args ...string) ([]byte, int64, time.Duration) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("%s: %v", args[0], err)
+	}
+	if k != nil {
+		k.follow(t, cmd.Process.Pid)
+	}
+	err := cmd.Wait()
 	if got := cmd.ProcessState.ExitCode(); got != code {
 		t.Fatalf("%s: exit %d (%v)", args[0], got, err)
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return out, ru.Maxrss * 1024, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return out.Bytes(), ru.Maxrss * 1024, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }
 
 // selfCPU is the test process's CPU time so far.
@@ -391,8 +379,25 @@ func timed(t *testing.T, f func()) time.Duration {
 	return time.Since(start)
 }
 
+// growth is how much longer runs took than first's: the median of each
+// round's ratio, a run over the run of the first size in the same round
+// (measureSizes), so that a machine whose speed drifts between rounds moves
+// both of a pair. A ratio of medians took its runs from different rounds,
+// and runs of one size were up to 45% apart (docs/performance.md).
+func growth(runs, first []time.Duration) float64 {
+	r := make([]float64, len(runs))
+	for i := range runs {
+		r[i] = float64(runs[i]) / float64(first[i])
+	}
+	slices.Sort(r)
+	return (r[(len(r)-1)/2] + r[len(r)/2]) / 2
+}
+
+// median is the middle run, or the mean of the two middle ones: plan --all
+// runs twice, and the upper of two was its slower run.
 func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
-	return s[len(s)/2]
+	n := len(s)
+	return (s[(n-1)/2] + s[n/2]) / 2
 }
