@@ -229,7 +229,7 @@ func TestKeeperFollowsTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer syscall.Munmap(grown)
+	defer func() { _ = syscall.Munmap(grown) }()
 	within(t, "the keeper to give back what the run took", func() bool { return held() <= n-keepAhead-192<<20+keepChunk })
 }
 
