@@ -126,8 +126,9 @@ func measureSizes(t *testing.T, bin string, shape fleetgen.Spec, runs int, sizes
 	var ms []*sized
 	var fleets, shapes []*written
 	for _, k := range sizes {
-		m := &sized{k: k, nodes: shape.Times(k).Nodes}
-		f := write(t, shape.Times(k), m)
+		spec := shape.Times(k)
+		m := &sized{k: k, nodes: spec.Nodes}
+		f := write(t, spec, m)
 		ms, fleets, shapes = append(ms, m), append(fleets, f), append(shapes, f)
 		if twin, ok := fleetgen.Twin(shape); ok {
 			twin = twin.Times(k)
@@ -389,14 +390,13 @@ func growth(runs, first []time.Duration) float64 {
 	for i := range runs {
 		r[i] = float64(runs[i]) / float64(first[i])
 	}
-	slices.Sort(r)
-	return (r[(len(r)-1)/2] + r[len(r)/2]) / 2
+	return median(r)
 }
 
-// median is the middle run, or the mean of the two middle ones: plan --all
-// runs twice, and the upper of two was its slower run.
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
+// median is the middle value, or the mean of the two middle ones: plan
+// --all runs twice, and the upper of two was its slower run.
+func median[T time.Duration | float64](vs []T) T {
+	s := slices.Clone(vs)
 	slices.Sort(s)
 	n := len(s)
 	return (s[(n-1)/2] + s[n/2]) / 2
