@@ -57,6 +57,11 @@ type Spec struct {
 	// maxSkew 1 (0: none).
 	SpreadEvery int
 	Namespaces  int
+	// GPUs: workload i asks for GPUs[i%len(GPUs)] GPUs (nil: one each).
+	GPUs []int
+	// TolerateCordonEvery: every Nth workload tolerates a cordon
+	// (node.kubernetes.io/unschedulable:NoSchedule; 0: none).
+	TolerateCordonEvery int
 
 	// Budgets: "spread" gives budget i the workload i*Workloads/PDBs, and
 	// "each" gives it workload i; BlockEvery budgets leave no room

@@ -93,13 +93,16 @@ func (s Spec) workload(i int) string {
         image: %s
         resources:
           limits:
-            nvidia.com/gpu: 1
+            nvidia.com/gpu: %d
       tolerations:
       - key: nvidia.com/gpu
         operator: Exists
         effect: NoSchedule
-      affinity:
-`, app, pin.Image)
+`, app, pin.Image, s.gpus(i))
+	if s.TolerateCordonEvery > 0 && i%s.TolerateCordonEvery == 0 {
+		b.WriteString("      - key: node.kubernetes.io/unschedulable\n        operator: Exists\n        effect: NoSchedule\n")
+	}
+	b.WriteString("      affinity:\n")
 	if len(exprs) > 0 {
 		b.WriteString("        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n            - matchExpressions:\n")
 		for _, e := range exprs {
@@ -132,6 +135,14 @@ func (s Spec) workload(i int) string {
 func (s Spec) namespace(workload int) int { return workload % s.Namespaces }
 
 // replicas is how many pods workload i runs: a Job runs one.
+// gpus is what each pod of workload i asks for.
+func (s Spec) gpus(i int) int {
+	if len(s.GPUs) == 0 {
+		return 1
+	}
+	return s.GPUs[i%len(s.GPUs)]
+}
+
 func (s Spec) replicas(i int) int {
 	if s.Mixed && i%10 == 8 {
 		return 1

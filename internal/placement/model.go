@@ -51,6 +51,9 @@ type Model struct {
 	// Search keys, numbered (searchKeyOf).
 	keyIDs  map[noRoomKey]int32
 	keyList []noRoomKey
+	// Kinds of request, numbered from 1 (fitID; 0 is unkeyed).
+	fitIDs map[fitKey]int32
+	fits   []fitInfo
 }
 
 // group is pods that look the same to the scheduler: the replicas of one
@@ -75,6 +78,9 @@ type group struct {
 	// keyID numbers its pods' search key in the fleet keyed (searchKeyOf).
 	keyed *sched.Fleet
 	keyID int32
+	// fitID numbers its pods' kind of request in placement fitPl (fitID).
+	fitPl *sched.Placement
+	fitID int32
 }
 
 // groupOf is p's group; nil for a pod the model did not make.

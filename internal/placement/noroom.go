@@ -13,33 +13,37 @@ import (
 // would otherwise scan the whole fleet for each of its pods, in each
 // replay of the drain, and a fleet of full nodes took time cubic in its
 // size. The Sim counts the moves that may free room, and a failed search
-// is remembered with the counts it saw.
+// is remembered with the counts it saw. An uncordon frees room only for
+// the kinds of request its node has room for once the pods waiting for it
+// have landed (freedOn), and counts per kind of request: counted as a
+// move, every uncordon ended every failure, and a rollout's thousands of
+// uncordons each re-decided every waiting pod (Uncordon).
 type noRoom struct {
-	freed         int // moves off a schedulable node, of a pod that anti-affinity counts, uncordons
+	freed         int // moves off a schedulable node, of a pod that anti-affinity counts
 	freedCordoned int // moves off a node the Sim cordoned: only a pod tolerating the cordon gains
-	// cordons only take room, so a failure stays one, but its reason
-	// (how many nodes are unschedulable) is worded anew after one.
+	// cordons and uncordons only end no failure (an uncordon counts in
+	// fitFreed), but the reason (how many nodes are unschedulable) is
+	// worded anew after one.
 	cordons int
 }
 
 // noRoomKey is one search: what the pod asks of a node (its placement and
-// requests, fitKey), whether it tolerates a cordon, its anti-affinity group
-// when rules apply to it, and for a dry run the node the pod leaves. Pods
-// that differ in nothing else fail alike, so the pending replicas of many
-// workloads share one failed search.
+// requests, numbered: fitID), whether it tolerates a cordon, its
+// anti-affinity group when rules apply to it, and for a dry run the node
+// the pod leaves. Pods that differ in nothing else fail alike, so the
+// pending replicas of many workloads share one failed search.
 type noRoomKey struct {
-	fit       fitKey
+	fit       int32
 	tolerates bool
 	g         *group
-	spec      *corev1.PodSpec // only for a pod fitKeyOf cannot key
+	spec      *corev1.PodSpec // only for a pod fitKeyOf cannot key (fit 0)
 	self      string
 }
 
 // searchKey is p's noRoomKey in placement pl.
-func searchKey(pl *sched.Placement, p *drain.Pod, rules []rule, tolerates bool, self *corev1.Node) noRoomKey {
-	fit, ok := fitKeyOf(pl, p)
-	k := noRoomKey{fit: fit, tolerates: tolerates}
-	if !ok {
+func (m *Model) searchKey(pl *sched.Placement, p *drain.Pod, rules []rule, tolerates bool, self *corev1.Node) noRoomKey {
+	k := noRoomKey{fit: m.fitID(pl, p), tolerates: tolerates}
+	if k.fit == unkeyed {
 		k.spec = p.Spec
 	}
 	if len(rules) > 0 {
@@ -60,21 +64,19 @@ var remembers = true
 // while no node is cordoned.
 type failure struct {
 	at     noRoom
+	fit    int32 // the key's kind of request (noRoomKey.fit)
+	fitAt  int32 // the room freed for it then (fitFreed)
 	why    string
 	worded bool
 }
 
-// failed returns the remembered failure when the search k is known to fail.
-func (s *Sim) failed(k noRoomKey, tolerates bool) (failure, bool) {
-	return s.failedUnder(k, tolerates, s.room)
-}
-
-// failedUnder is failed with the room as it was at room: a failure holds
-// while no room was freed since it was found (for a pod that tolerates a
-// cordon, no room on a cordoned node either).
-func (s *Sim) failedUnder(k noRoomKey, tolerates bool, room noRoom) (failure, bool) {
+// failed returns the remembered failure when the search k is known to
+// fail: a failure holds while no room was freed since it was found where
+// its pod could use it (for a pod that tolerates a cordon, no room on a
+// cordoned node either).
+func (s *Sim) failed(k noRoomKey) (failure, bool) {
 	f, ok := s.failures.Get(k)
-	if !ok || !remembers || f.at.freed != room.freed || (tolerates && f.at.freedCordoned != room.freedCordoned) {
+	if !ok || !remembers || !s.mayHold(f) || (k.tolerates && f.at.freedCordoned != s.room.freedCordoned) {
 		return failure{}, false
 	}
 	return f, true
@@ -85,7 +87,7 @@ func (s *Sim) remember(k noRoomKey, f failure) {
 		s.failures.KeepOwn(s.mayHold)
 		s.prune = 2*s.failures.OwnLen() + 1024
 	}
-	f.at = s.room
+	f.at, f.fit, f.fitAt = s.room, k.fit, s.fitFreedFor(k.fit)
 	s.failures.Set(k, f)
 }
 
@@ -99,7 +101,9 @@ func (s *Sim) cloneFailures() layered.Map[noRoomKey, failure] {
 // found ends it for good (the counts only grow). The failures that cannot
 // are dropped as they pile up (remember), as a long simulation would
 // otherwise keep every failure it ever met.
-func (s *Sim) mayHold(f failure) bool { return f.at.freed == s.room.freed }
+func (s *Sim) mayHold(f failure) bool {
+	return f.at.freed == s.room.freed && f.fitAt == s.fitFreedFor(f.fit)
+}
 
 // leaves notes that p left node from, freeing room there and, when
 // anti-affinity counts p, in from's domains.

@@ -221,11 +221,11 @@ func (s *Sim) search(p *drain.Pod, dry, quiet bool) (node, why string) {
 	g := groupOf(p)
 	tolerates := g.toleratesCordon
 	rules := s.m.rulesFor(g)
-	key := searchKey(pl, p, rules, tolerates, self)
+	key := s.m.searchKey(pl, p, rules, tolerates, self)
 	// A spread constraint's failure may end when a pod lands elsewhere
 	// (the global minimum rises): it is never remembered.
 	floors := s.spreadFloors(p, pl, self)
-	if f, ok := s.failed(key, tolerates); ok && floors == nil {
+	if f, ok := s.failed(key); ok && floors == nil {
 		if !quiet && (!f.worded || f.at.cordons != s.room.cordons) {
 			f.why, f.worded = s.whyNot(p, pl, nodes, tolerates, rules), true
 			s.remember(key, f)

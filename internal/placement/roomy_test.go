@@ -79,6 +79,11 @@ func TestSearchShortcutsChangeNothing(t *testing.T) {
 				for _, n := range m.Nodes {
 					out = append(out, n.Name+": "+story(m.NewSim(drain.Flags{}).Room(n.Name)))
 				}
+				uncordon := func(s *Sim, n string) {
+					for _, e := range s.Uncordon(n) {
+						out = append(out, fmt.Sprintf("%s uncordoned: %s->%s", n, e.Pod.Key(), e.To))
+					}
+				}
 				// Windows of five nodes, drained in turn and then uncordoned.
 				long := m.NewSim(drain.Flags{})
 				for i := 0; i < len(m.Nodes); i += 5 {
@@ -87,9 +92,30 @@ func TestSearchShortcutsChangeNothing(t *testing.T) {
 						out = append(out, n.Name+" in turn: "+story(Room{Drain: long.Drain(n.Name)}))
 					}
 					for _, n := range window {
-						for _, e := range long.Uncordon(n.Name) {
-							out = append(out, fmt.Sprintf("%s uncordoned: %s->%s", n.Name, e.Pod.Key(), e.To))
-						}
+						uncordon(long, n.Name)
+					}
+				}
+				// A rolling window, as a rollout's retried nodes go: each
+				// node drained, then the one drained lag nodes before it
+				// uncordoned.
+				rolling, lag := m.NewSim(drain.Flags{}), 1+len(m.Nodes)%4
+				for i, n := range m.Nodes {
+					out = append(out, n.Name+" rolling: "+story(Room{Drain: rolling.Drain(n.Name)}))
+					if i >= lag {
+						uncordon(rolling, m.Nodes[i-lag].Name)
+					}
+				}
+				for _, n := range m.Nodes[max(0, len(m.Nodes)-lag):] {
+					uncordon(rolling, n.Name)
+				}
+				// Drains and uncordons in a random order.
+				random, rng := m.NewSim(drain.Flags{}), rand.New(rand.NewPCG(uint64(len(m.Nodes)), 40))
+				for range 3 * len(m.Nodes) {
+					n := m.Nodes[rng.IntN(len(m.Nodes))].Name
+					if random.Cordoned(n) {
+						uncordon(random, n)
+					} else {
+						out = append(out, n+" at random: "+story(Room{Drain: random.Drain(n)}))
 					}
 				}
 				return out
@@ -118,6 +144,7 @@ func randomShape(rng *rand.Rand, name string) fleetgen.Spec {
 		NewKernelPer1000: pick(0, 100), TaintEvery: pick(0, 2, 5),
 		Mixed: rng.IntN(2) == 0, MaxReplicas: 1 + rng.IntN(12), Pins: pins[:1+rng.IntN(len(pins))],
 		AntiAffinityEvery: pick(0, 1, 3), SpreadEvery: pick(0, 1, 2, 3), Namespaces: 1 + rng.IntN(4),
+		GPUs: [][]int{nil, {1, 2}, {4, 1, 8, 2}}[rng.IntN(3)], TolerateCordonEvery: pick(0, 0, 3),
 		Budgets: []string{"each", "spread"}[rng.IntN(2)], BlockEvery: pick(0, 2, 5),
 	}
 }

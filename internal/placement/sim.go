@@ -32,6 +32,7 @@ type Sim struct {
 	cordoned  map[string]bool // cordoned nodes the model does not hold; its own are cordonSet
 	cursor    map[*sched.Placement]int
 	room      noRoom
+	fitFreed  []int32 // room freed per kind of request, by number (freedon.go)
 	failures  layered.Map[noRoomKey, failure]
 	prune     int // prune failures when there are this many (noroom.go)
 	delta     layered.Map[countKey, int]
@@ -73,7 +74,7 @@ func (s *Sim) Clone() *Sim {
 	c.at, c.health, c.gone, c.arrived, c.budgets = s.at.Clone(), s.health.Clone(), s.gone.Clone(), s.arrived.Clone(), s.budgets.Clone()
 	c.waiting = s.waiting.clone()
 	c.cordoned, c.cursor, c.delta = maps.Clone(s.cordoned), maps.Clone(s.cursor), s.delta.Clone()
-	c.failures = s.cloneFailures()
+	c.failures, c.fitFreed = s.cloneFailures(), slices.Clone(s.fitFreed)
 	c.usedDelta = s.usedDelta.clone()
 	c.freed, c.changed, c.cordonSet, c.stamp = slices.Clone(s.freed), slices.Clone(s.changed), slices.Clone(s.cordonSet), s.stamp.Share()
 	c.filled, c.scratch = nil, nil

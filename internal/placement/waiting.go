@@ -9,13 +9,15 @@ import (
 )
 
 // waiting are the evicted pods whose replacement found no node, in the
-// order they began to wait (the scheduler's queue), kept per search key:
-// an uncordon decides a key at its first pod, and once a pod of the key
-// finds no node the key's later pods find none either (Uncordon). A
-// rollout uncordons every node it upgrades while a full fleet's thousands
-// of replacements wait; walking every waiting pod on each uncordon grew
-// with the square of the fleet. Pods with spread constraints, searched on
-// every uncordon, wait in a list of their own.
+// order they began to wait (the scheduler's queue), kept in lists per kind
+// of request (freedon.go): an uncordon offers its node to the lists of the
+// kinds it has room for, and a list's pods wait on once one finds the node
+// full (Uncordon). A rollout uncordons every node it upgrades while a full
+// fleet's thousands of replacements wait; walking every waiting pod, then
+// every waiting search key, on each uncordon grew with the square of the
+// fleet. Pods with spread constraints, searched on every uncordon, wait in
+// a list of their own; pods decided per search key on every uncordon
+// (those that tolerate a cordon, and the unkeyed kind) in another.
 type waiting struct {
 	next   int64
 	spread []waiter
@@ -27,30 +29,40 @@ type waiting struct {
 	// simulation for every node a budget blocks (and for each step of
 	// the search for the budget's smallest change), each adding to lists
 	// of thousands of waiting replacements: at 15,000 nodes that was a
-	// fifth of plan --all. The keys' lists are a layered map for the same
-	// reason: a copy of the map per clone grew with the keys, thousands
-	// on a fleet of many kinds of workload.
+	// fifth of plan --all. The lists are a layered map for the same
+	// reason.
 	borrowed bool
 	added    []keyedWaiter
 }
 
-// queue is one key's waiting list and the waiting that made it, which
-// alone appends to it in place: the others copy it first. The maker
-// appends past what any clone sees, and a list is replaced, never
-// changed in place.
+// queue is one list and the waiting that made it, which alone appends to
+// it in place: the others copy it first. The maker appends past what any
+// clone sees, and a list is replaced, never changed in place. at is the
+// room counts under which every search key of the list was found to fail:
+// the counts only grow, so while they are at, a pod added since failed
+// under them too.
 type queue struct {
 	q     []waiter
 	maker *owner
+	at    failAt
+}
+
+// failAt is the room counts a failure was found under, as a kind of
+// request sees them: the moves, and the room freed for the kind.
+type failAt struct {
+	freed int
+	fit   int32
 }
 
 // owner tells one waiting's lists from another's.
 type owner struct{ _ byte }
 
-// keyedWaiter is a waiter a clone added, with its list (spreadList or a
-// search key).
+// keyedWaiter is a waiter a clone added, with its list and the counts its
+// search failed under.
 type keyedWaiter struct {
 	id int32
 	x  waiter
+	at failAt
 }
 
 // waiter is a waiting pod and its place in the queue.
@@ -59,28 +71,31 @@ type waiter struct {
 	n   int64
 }
 
-// add puts p at the end of the queue.
+// add puts p, whose search just failed, at the end of the queue.
 func (w *waiting) add(s *Sim, p *drain.Pod) {
 	id := int32(spreadList)
 	if !spreads(p) {
-		id, _ = s.m.searchKeyOf(s.fleet, p)
+		id = perKey
+		if _, k := s.m.searchKeyOf(s.fleet, p); !k.tolerates && k.fit != unkeyed {
+			id = k.fit
+		}
 	}
-	w.enqueue(id, p)
+	w.enqueue(id, p, s.failAt(id))
 }
 
-// enqueue puts p at the end of list id.
-func (w *waiting) enqueue(id int32, p *drain.Pod) {
+// enqueue puts p at the end of list id; its search failed under at.
+func (w *waiting) enqueue(id int32, p *drain.Pod, at failAt) {
 	x := waiter{p, w.next}
 	w.next++
 	if w.borrowed {
-		w.added = append(w.added, keyedWaiter{id, x})
+		w.added = append(w.added, keyedWaiter{id, x, at})
 		return
 	}
-	w.push(id, x)
+	w.push(id, x, at)
 }
 
 // push appends x to list id.
-func (w *waiting) push(id int32, x waiter) {
+func (w *waiting) push(id int32, x waiter, at failAt) {
 	if id == spreadList {
 		w.spread = append(w.spread, x)
 		return
@@ -93,7 +108,19 @@ func (w *waiting) push(id int32, x waiter) {
 	if l.maker != w.me {
 		q = slices.Clip(q) // another's: the append copies it
 	}
-	w.keyed.Set(id, queue{append(q, x), w.me})
+	if len(q) == 0 {
+		l.at = at
+	}
+	w.keyed.Set(id, queue{append(q, x), w.me, l.at})
+}
+
+// failedAt says that every search key of list id was found to fail under
+// at (an uncordon decided them all).
+func (w *waiting) failedAt(id int32, at failAt) {
+	if l, ok := w.keyed.Get(id); ok {
+		l.at = at
+		w.keyed.Set(id, l)
+	}
 }
 
 // clone shares the lists with w, and what w added apart. The clone's
@@ -113,27 +140,32 @@ func (w *waiting) own() {
 	added := w.added
 	w.borrowed, w.added = false, nil
 	for _, a := range added {
-		w.push(a.id, a.x)
+		w.push(a.id, a.x, a.at)
 	}
 }
 
-// visit offers the waiting pods to try in queue order, across the keys
-// and the spread list: try says whether the pod landed, and whether its
-// key's later pods are to be left waiting (their key stays). A pod that
-// landed leaves the queue: the ones at a list's head are sliced off, the
-// list is copied only when a pod behind one that stays lands.
-func (w *waiting) visit(try func(p *drain.Pod, id int32, spread bool) (landed, stays bool)) {
+// visit offers the pods of the lists pick chooses to try, in queue order
+// across them: try says whether the pod landed, and whether the list's
+// later pods are to be left waiting (the list stops). A pod that landed
+// leaves the queue: the ones at a list's head are sliced off, the list is
+// copied only when a pod behind one that stays lands. It returns the
+// lists picked.
+func (w *waiting) visit(pick func(id int32, l queue) bool, try func(p *drain.Pod, id int32) (landed, stop bool)) []int32 {
 	w.own()
 	h := &heads{}
-	if len(w.spread) > 0 {
+	if len(w.spread) > 0 && pick(spreadList, w.queue(spreadList)) {
 		h.items = append(h.items, head{id: spreadList, l: w.queue(spreadList)})
 	}
 	seen := map[int32]bool{}
 	for id := range w.keyed.Keys() {
-		if l, _ := w.keyed.Get(id); !seen[id] && len(l.q) > 0 {
+		if l, _ := w.keyed.Get(id); !seen[id] && len(l.q) > 0 && pick(id, l) {
 			h.items = append(h.items, head{id: id, l: l})
 		}
 		seen[id] = true
+	}
+	picked := make([]int32, len(h.items))
+	for i, x := range h.items {
+		picked[i] = x.id
 	}
 	heap.Init(h)
 	type change struct {
@@ -146,7 +178,7 @@ func (w *waiting) visit(try func(p *drain.Pod, id int32, spread bool) (landed, s
 		top := &h.items[0]
 		q := top.l.q // try lands pods and adds none: the lists stay as found
 		x := q[top.at]
-		landed, stays := try(x.pod, top.id, top.id == spreadList)
+		landed, stop := try(x.pod, top.id)
 		c := changed[top.id]
 		switch {
 		case landed && c == nil && top.at == 0:
@@ -161,7 +193,7 @@ func (w *waiting) visit(try func(p *drain.Pod, id int32, spread bool) (landed, s
 			c.left = append(c.left, x)
 		}
 		top.at++
-		if stays || top.at == len(q) {
+		if stop || top.at == len(q) {
 			if c := changed[top.id]; c != nil && c.left != nil {
 				c.left = append(c.left, q[top.at:]...)
 			}
@@ -172,20 +204,25 @@ func (w *waiting) visit(try func(p *drain.Pod, id int32, spread bool) (landed, s
 	}
 	for id, c := range changed {
 		if c.left != nil {
-			w.set(id, queue{c.left, w.me})
+			w.set(id, queue{c.left, w.me, c.l.at})
 			continue
 		}
-		w.set(id, queue{c.l.q[c.landed:], c.l.maker})
+		w.set(id, queue{c.l.q[c.landed:], c.l.maker, c.l.at})
 	}
+	return picked
 }
 
-// spreadList is the spread list's id among the keys' in visit.
-const spreadList = -1
+// The lists besides the kinds of request: the pods with spread
+// constraints, and those decided per search key.
+const (
+	spreadList = -1
+	perKey     = -2
+)
 
 // queue is list id and its maker.
 func (w *waiting) queue(id int32) queue {
 	if id == spreadList {
-		return queue{w.spread, w.me}
+		return queue{q: w.spread, maker: w.me}
 	}
 	l, _ := w.keyed.Get(id)
 	return l
