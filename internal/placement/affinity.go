@@ -1,6 +1,8 @@
 package placement
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -41,6 +43,34 @@ func (m *Model) buildRules() {
 			}
 		}
 	}
+	m.scopeRules()
+}
+
+// scopeRules notes the groups whose every rule reads a topology key no two
+// nodes share a value of (kubernetes.io/hostname, as nodes carry it): a
+// pod of such a group that leaves a cordoned node frees room on that node
+// alone, which no pod may use until it is uncordoned (leaves).
+func (m *Model) scopeRules() {
+	perNode := map[string]bool{}
+	for _, k := range m.topoKeys {
+		perNode[k] = m.onePerNode(k)
+	}
+	for _, g := range m.groups {
+		g.nodeScoped = !slices.ContainsFunc(g.rules, func(r rule) bool { return !perNode[r.key] })
+	}
+}
+
+// onePerNode says whether no two nodes share a value of label key.
+func (m *Model) onePerNode(key string) bool {
+	seen := map[string]bool{}
+	for _, n := range m.Nodes {
+		v, ok := n.Labels[key]
+		if ok && seen[v] {
+			return false
+		}
+		seen[v] = ok
+	}
+	return true
 }
 
 // selected lists the groups term t (written in ownerNS) selects.

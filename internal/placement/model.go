@@ -70,6 +70,8 @@ type group struct {
 	// counted: some rule reads where its pods are, so the model and each
 	// Sim count them per topology domain; most groups no rule reads.
 	counted bool
+	// nodeScoped: each of its rules' domains is one node (scopeRules).
+	nodeScoped bool
 
 	gpu   []gpures.Request // its pods' GPU requests (gpures.Requests)
 	holds bool             // its pods take one of their node's pods (holdsNode)

@@ -106,9 +106,14 @@ func (s *Sim) mayHold(f failure) bool {
 }
 
 // leaves notes that p left node from, freeing room there and, when
-// anti-affinity counts p, in from's domains.
+// anti-affinity counts p, in from's domains. A cordoned node's room, and
+// that of domains it alone makes up, is of use only to a pod that
+// tolerates the cordon until the node is uncordoned, which counts it
+// anew (freedOn): a rollout evicts pods of hostname anti-affinity from
+// every node it drains, and counting each such move as room freed
+// anywhere ended every failure.
 func (s *Sim) leaves(p *drain.Pod, from string) {
-	if g := groupOf(p); s.Cordoned(from) && (g == nil || len(g.rules) == 0) {
+	if g := groupOf(p); s.Cordoned(from) && (g == nil || len(g.rules) == 0 || g.nodeScoped) {
 		s.room.freedCordoned++
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/drain"
 	"github.com/drvcheck/drvcheck/internal/object"
 	"github.com/drvcheck/drvcheck/internal/placement/layered"
+	"github.com/drvcheck/drvcheck/internal/placement/nodeset"
 	"github.com/drvcheck/drvcheck/internal/sched"
 )
 
@@ -301,18 +302,11 @@ func (s *Sim) whyNot(p *drain.Pod, pl *sched.Placement, nodes []*corev1.Node, to
 	for r, n := range pl.Reasons {
 		reasons.add(r, n)
 	}
-	// With the index, a node no pod moved on or off has the reason it had
-	// as read, and the cordons are a bitset: no map is read per node.
-	r := s.m.roomFor(pl, p, nodes)
 	floors := s.spreadFloors(p, pl, nil)
-	for i, n := range nodes {
-		if !tolerates && s.isCordoned(r, i, n) {
-			reasons.add(sched.ReasonUnschedulable, 1)
-			continue
-		}
+	test := func(i int, n *corev1.Node, r *roomy) {
 		if why := s.unfit(p, n, r, i); why != "" {
 			reasons.add(why, 1)
-			continue
+			return
 		}
 		switch {
 		case floors != nil && s.skewed(p, n, floors, nil) != "":
@@ -321,12 +315,56 @@ func (s *Sim) whyNot(p *drain.Pod, pl *sched.Placement, nodes []*corev1.Node, to
 			reasons.add(ReasonAntiAffinity, 1)
 		}
 	}
+	if r := s.m.roomFor(pl, p, nodes); r != nil {
+		s.tallyIndexed(&reasons, r, nodes, tolerates, floors != nil || len(rules) > 0, test)
+	} else {
+		for i, n := range nodes {
+			if !tolerates && s.Cordoned(n.Name) {
+				reasons.add(sched.ReasonUnschedulable, 1)
+				continue
+			}
+			test(i, n, nil)
+		}
+	}
 	parts := make([]string, len(reasons.names))
 	for i, r := range reasons.names {
 		parts[i] = fmt.Sprintf("%d %s", reasons.counts[i], r)
 	}
 	sort.Strings(parts)
 	return fmt.Sprintf("0/%d nodes are available: %s.", pl.Total, strings.Join(parts, ", "))
+}
+
+// tallyIndexed is whyNot's count over r's nodes with the index: a rollout
+// words why replacements stay Pending after every cordon, and a count
+// that tested every node each time grew with the square of the fleet.
+// Cordoned nodes count at once, and the nodes no pod moved on or off keep
+// the reason they had as read, counted per reason 64 at a time; the others
+// are tested: those changed, the nodes whose reason is past the index, and
+// when a rule or spread may refuse a node with room (refusable), those
+// with room as read.
+func (s *Sim) tallyIndexed(reasons *tally, r *roomy, nodes []*corev1.Node, tolerates, refusable bool, test func(int, *corev1.Node, *roomy)) {
+	var cordons nodeset.Set
+	if !tolerates {
+		cordons = s.cordonSet
+		if n := r.eligible.CountIn(cordons); n > 0 {
+			reasons.add(sched.ReasonUnschedulable, n)
+		}
+	}
+	for k, set := range r.byWhy {
+		if n := set.Count(cordons, s.changed); n > 0 {
+			reasons.add(s.m.reasons.word(uint8(k+1)), n)
+		}
+	}
+	tested := s.changed.Into(s.scratch, r.eligible, cordons)
+	tested.AddAll(r.untold, cordons)
+	if refusable {
+		tested.AddAll(r.set, cordons)
+	}
+	s.scratch = tested
+	all := tested.Members(0, r.order)
+	for i, ok := all.Next(); ok; i, ok = all.Next() {
+		test(i, nodes[i], r)
+	}
 }
 
 // tally counts nodes per reason. A search words a reason over every
@@ -375,12 +413,4 @@ func (s *Sim) unfit(p *drain.Pod, n *corev1.Node, r *roomy, i int) string {
 		r.seen[i] = seenWhy{stamp: stamp, why: k}
 	}
 	return why
-}
-
-// isCordoned says whether n, at position i of r's nodes, is cordoned now.
-func (s *Sim) isCordoned(r *roomy, i int, n *corev1.Node) bool {
-	if r != nil {
-		return s.cordonSet.Has(int(r.order[i]))
-	}
-	return s.Cordoned(n.Name)
 }

@@ -229,6 +229,37 @@ func TestFailedSearchIsRedoneWhenRoomIsFreed(t *testing.T) {
 	}
 }
 
+// A pod that leaves a cordoned node frees anti-affinity room in the whole
+// of its zone: here web-0 waits while old, a pod it keeps out of zone z1,
+// runs on a; once a is drained of old, b (z1) has room for web-0, which
+// lands there at the next uncordon, even of a node without room (d). Only
+// a domain of one node (a hostname) keeps its room to itself until it is
+// uncordoned. The same with every search run in full.
+func TestAntiAffinityRoomFreedInAZone(t *testing.T) {
+	defer func() { remembers = true }()
+	node := func(name, zone string, pods int) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: Node\nmetadata: {name: %s, labels: {topology.kubernetes.io/zone: %s}}\nstatus: {allocatable: {pods: %q}}", name, zone, fmt.Sprint(pods))
+	}
+	old := "apiVersion: v1\nkind: Pod\nmetadata: {name: old, labels: {app: web}}\nspec: {nodeName: a, containers: [{name: c, image: x}]}"
+	zoneAnti := strings.ReplaceAll(draintest.HostnameAnti, "kubernetes.io/hostname", "topology.kubernetes.io/zone")
+	m := yamlModel(t, node("a", "z1", 10), node("b", "z1", 10), node("c", "z2", 10), node("d", "z2", 0), old,
+		draintest.Deployment("web", 1, "app: web", zoneAnti))
+	for _, remember := range []bool{true, false} {
+		remembers = remember
+		s := m.NewSim(drain.Flags{Force: true})
+		s.Drain("d")
+		if res := s.Drain("c"); len(res.Evicted) != 1 || res.Evicted[0].To != "" {
+			t.Fatalf("remembered failures %v: drain c: %+v", remember, res)
+		}
+		if res := s.Drain("a"); len(res.Evicted) != 1 || !res.Evicted[0].Gone {
+			t.Fatalf("remembered failures %v: drain a: %+v", remember, res)
+		}
+		if landed := s.Uncordon("d"); len(landed) != 1 || landed[0].To != "b" {
+			t.Errorf("remembered failures %v: uncordoning d landed %+v, want web-0 on b", remember, landed)
+		}
+	}
+}
+
 // A node that fails two of the scheduler's filters counts under the first
 // in its order: NodeResourcesFit before InterPodAffinity
 // (pkg/scheduler/apis/config/v1/default_plugins.go; the framework stops at

@@ -41,6 +41,10 @@ type roomy struct {
 	eligible nodeset.Set // every position, by the model's order
 	order    []int32
 	why      []uint8 // an index in reasons; 0 when it had room
+	// byWhy is, per reason (why-1), its nodes by the model's order;
+	// untold the nodes without room whose reason is past the index.
+	byWhy  []nodeset.Set
+	untold nodeset.Set
 	// seen is why, for every position, as a Sim last worded it, and the
 	// node's stamp then (unfit).
 	seen []seenWhy
@@ -113,6 +117,15 @@ func (m *Model) roomFor(pl *sched.Placement, p *drain.Pod, nodes []*corev1.Node)
 			r.set.Add(int(r.order[i]))
 		}
 		r.why[i] = m.reasons.index(why)
+		switch k := int(r.why[i]); {
+		case k > 0:
+			for len(r.byWhy) < k {
+				r.byWhy = append(r.byWhy, nil)
+			}
+			r.byWhy[k-1].Add(int(r.order[i]))
+		case !fits:
+			r.untold.Add(int(r.order[i]))
+		}
 	}
 	if m.roomy == nil {
 		m.roomy = map[fitKey]*roomy{}

@@ -76,6 +76,31 @@ func (f Set) Into(dst, within Set, without ...Set) Set {
 	return dst
 }
 
+// Count is the number of f's members that are in none of without: a
+// failed search words its reason over every node it may use, and the
+// nodes nothing changed count per reason 64 at a time.
+func (f Set) Count(without ...Set) int {
+	n := 0
+	for i, w := range f {
+		for _, g := range without {
+			if i < len(g) {
+				w &^= g[i]
+			}
+		}
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+// CountIn is the number of f's members that are in g.
+func (f Set) CountIn(g Set) int {
+	n := 0
+	for i := range min(len(f), len(g)) {
+		n += bits.OnesCount64(f[i] & g[i])
+	}
+	return n
+}
+
 // Members walks the set's members that are in global (a placement's
 // eligible nodes numbered in the model's order, so ascending), as
 // positions in it, from the member at or after i, wrapping around. It is

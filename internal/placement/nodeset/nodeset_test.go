@@ -69,3 +69,39 @@ func TestAddAll(t *testing.T) {
 		t.Error("AddAll changed its arguments")
 	}
 }
+
+// Count and CountIn count members across words and sets of any length,
+// as a walk of every member would.
+func TestCount(t *testing.T) {
+	var f, short, long Set
+	for _, i := range []int{0, 5, 63, 64, 127, 128, 300} {
+		f.Add(i)
+	}
+	short.Add(5)
+	long.Add(128)
+	long.Add(300)
+	long.Add(900)
+	walk := func(in func(int) bool) int {
+		n := 0
+		for i := range 1000 {
+			if f.Has(i) && in(i) {
+				n++
+			}
+		}
+		return n
+	}
+	for _, c := range []struct {
+		name      string
+		got, want int
+	}{
+		{"Count()", f.Count(), 7},
+		{"Count(short, long)", f.Count(short, long), walk(func(i int) bool { return !short.Has(i) && !long.Has(i) })},
+		{"CountIn(long)", f.CountIn(long), walk(long.Has)},
+		{"CountIn(short)", f.CountIn(short), walk(short.Has)},
+		{"CountIn(nil)", f.CountIn(nil), 0},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)
+		}
+	}
+}
