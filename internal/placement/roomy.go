@@ -165,7 +165,10 @@ func (s *Sim) walk(p *drain.Pod, pl *sched.Placement, nodes []*corev1.Node, star
 // try would refuse. It stops when try says so. They are one set, walked
 // once: walking the nodes that had room one by one met every node a
 // rollout had cordoned (a quarter of the fleet) in every search, and
-// plan --all grew with the square of the fleet.
+// plan --all grew with the square of the fleet. The set is made a word
+// (64 nodes) at a time as the walk reaches it: most searches stop at
+// their first candidate, and making the whole set for each grew with the
+// fleet too (on gitops, 822,000 searches at 15,000 nodes).
 func (s *Sim) candidates(r *roomy, start int, tolerates bool, self *corev1.Node, filled nodeset.Set, try func(int) bool) {
 	var cordons nodeset.Set
 	if !tolerates {
@@ -173,13 +176,19 @@ func (s *Sim) candidates(r *roomy, start int, tolerates bool, self *corev1.Node,
 	}
 	// Only the placement's nodes: a member it lacks would cost a vain
 	// bisection in every search.
-	set := s.freed.Into(s.scratch, r.eligible, r.set, cordons)
-	set.AddAll(r.set, filled, cordons)
+	selfAt := -1
 	if self != nil { // the node a dry run's pod leaves has its room too
-		set.Add(s.m.order[self.Name])
+		selfAt = s.m.order[self.Name]
 	}
-	s.scratch = set
-	more := set.Members(int(r.order[start]), r.order)
+	word := func(w int) uint64 {
+		room := r.set.Word(w)
+		x := (s.freed.Word(w)&^room | room&^filled.Word(w)) & r.eligible.Word(w) &^ cordons.Word(w)
+		if selfAt >= 0 && selfAt/64 == w {
+			x |= 1 << (selfAt % 64)
+		}
+		return x
+	}
+	more := nodeset.Lazy(max(len(r.eligible), selfAt/64+1), word, int(r.order[start]), r.order)
 	for pos, ok := more.Next(); ok; pos, ok = more.Next() {
 		if try(pos) {
 			return

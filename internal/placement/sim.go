@@ -41,7 +41,7 @@ type Sim struct {
 	changed   nodeset.Set            // the nodes usedDelta takes more or less of
 	cordonSet nodeset.Set            // the nodes cordoned, in the same numbering
 	filled    map[fitKey]nodeset.Set // nodes found full, per request (roomy.go)
-	scratch   nodeset.Set            // candidates' set of nodes freed, reused; a clone's own
+	scratch   nodeset.Set            // the nodes whyNot tests, reused; a clone's own
 	// stamp is, by the model's order, the number of the last change of
 	// what a node's pods take, unique across the model's Sims (unfit).
 	stamp   nodeset.Stamps

@@ -109,7 +109,7 @@ func (f Set) CountIn(g Set) int {
 // A member is found by bisection: a table from every node to its
 // position would cost the whole fleet per placement.
 type Members struct {
-	f      Set
+	word   func(int) uint64
 	global []int32
 	spans  [2][2]int // [from, to) bit ranges, walked in turn
 	span   int
@@ -118,9 +118,17 @@ type Members struct {
 
 // Members walks f's members in global from i (Members).
 func (f Set) Members(i int, global []int32) *Members {
-	end := len(f) * 64
+	return Lazy(len(f), func(w int) uint64 { return f[w] }, i, global)
+}
+
+// Lazy walks as Members does the members of a set of words words that
+// word makes one at a time, when asked: a search's candidates are a union
+// and difference of a few sets, and making all of them for every search,
+// to test the first few, grew with the fleet.
+func Lazy(words int, word func(int) uint64, i int, global []int32) *Members {
+	end := words * 64
 	i = min(i, end)
-	return &Members{f: f, global: global, spans: [2][2]int{{i, end}, {0, i}}, at: i}
+	return &Members{word: word, global: global, spans: [2][2]int{{i, end}, {0, i}}, at: i}
 }
 
 // Next returns the next member's position, or false when none is left.
@@ -128,7 +136,7 @@ func (m *Members) Next() (int, bool) {
 	for m.span < len(m.spans) {
 		to := m.spans[m.span][1]
 		for m.at < to {
-			word := m.f[m.at/64] >> (m.at % 64)
+			word := m.word(m.at/64) >> (m.at % 64)
 			if word == 0 {
 				m.at = (m.at/64 + 1) * 64
 				continue
@@ -148,6 +156,14 @@ func (m *Members) Next() (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// Word is f's word w (nodes 64w to 64w+63), 0 past its end.
+func (f Set) Word(w int) uint64 {
+	if w < len(f) {
+		return f[w]
+	}
+	return 0
 }
 
 // Stamps holds a number per node, by the model's order, in pages of 64
