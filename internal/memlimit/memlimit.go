@@ -110,12 +110,23 @@ func follow() {
 	}
 }
 
-// raised is the limit after a collection that found live bytes live.
+// raised is the limit after a collection that found live bytes live. A
+// limit the input set above the Floor (perByte) keeps room for the live
+// heap twice over, as perByte means to: plan --all holds two drain models
+// and a rollout's, and at 15,000 nodes of packed it kept 1,193 MB live
+// under a limit of 1,920 MB, where runs took 11 to 20 s as the runtime
+// handed memory back and took it again; the same runs under 2,600 MB took
+// 11 to 13 s.
 func raised(limit, live, ceiling int64) int64 {
-	if 4*live <= 3*limit || limit >= ceiling {
+	switch {
+	case limit >= ceiling:
 		return limit
+	case 4*live > 3*limit:
+		return min(live*room, ceiling)
+	case limit > Floor && 2*live > limit:
+		return min(2*live, ceiling)
 	}
-	return min(live*room, ceiling)
+	return limit
 }
 
 // Input counts n more bytes of input read (a file of objects) and raises

@@ -20,6 +20,10 @@ func TestRaised(t *testing.T) {
 		{"never past the ceiling", 900 * mib, 5000 * mib, 6000 * mib, 6000 * mib},
 		{"at the ceiling it stays", 6000 * mib, 5000 * mib, 6000 * mib, 6000 * mib},
 		{"never lowered", 3000 * mib, 100 * mib, 18000 * mib, 3000 * mib},
+		{"a limit the input set keeps twice the live heap", 1920 * mib, 1193 * mib, 18000 * mib, 2386 * mib},
+		{"a limit the input set holds up to half live", 1920 * mib, 960 * mib, 18000 * mib, 1920 * mib},
+		{"twice the live heap, not past the ceiling", 1920 * mib, 1193 * mib, 2000 * mib, 2000 * mib},
+		{"the floor keeps its half", 900 * mib, 600 * mib, 18000 * mib, 900 * mib},
 	}
 	for _, c := range cases {
 		if got := raised(c.limit, c.live, c.ceiling); got != c.want {
