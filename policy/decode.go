@@ -137,22 +137,31 @@ func decodeStalls(f *Finding, v ast.Value) bool {
 }
 
 // readRules evaluates every rule package's meta once.
-func readRules(ctx context.Context, base []func(*rego.Rego)) ([]Rule, error) {
-	rs, err := rego.New(append(base, rego.Query("data."+RulesPackage+"[_].meta"))...).Eval(ctx)
+func readRules(ctx context.Context, base []func(*rego.Rego)) ([]Rule, map[string]Rule, error) {
+	rs, err := rego.New(append(base, rego.Query("meta := data."+RulesPackage+"[name].meta"))...).Eval(ctx)
 	if err != nil {
-		return nil, oneLine(err)
+		return nil, nil, oneLine(err)
 	}
 	var out []Rule
+	byPkg := map[string]Rule{}
 	for _, r := range rs {
-		raw, _ := json.Marshal(r.Expressions[0].Value)
+		raw, _ := json.Marshal(r.Bindings["meta"])
 		var rule Rule
+		var also struct{ Rollout bool }
 		if err := json.Unmarshal(raw, &rule); err != nil || rule.ID == "" || rule.Title == "" || Rank(rule.Severity) == 0 {
-			return nil, fmt.Errorf("policy: a rule meta %s lacks id, title or severity", raw)
+			return nil, nil, fmt.Errorf("policy: a rule meta %s lacks id, title or severity", raw)
 		}
+		if err := json.Unmarshal(raw, &also); err != nil {
+			return nil, nil, fmt.Errorf("policy: rule %s: meta rollout is not true or false", rule.ID)
+		}
+		rule.Rollout = also.Rollout
 		out = append(out, rule)
+		if name, ok := r.Bindings["name"].(string); ok {
+			byPkg["data."+RulesPackage+"."+name] = rule
+		}
 	}
 	slices.SortFunc(out, func(a, b Rule) int { return cmp.Compare(a.ID, b.ID) })
-	return out, nil
+	return out, byPkg, nil
 }
 
 // fromPointer splits a JSON pointer (RFC 6901), the form the input document

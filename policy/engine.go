@@ -38,7 +38,9 @@ type Options struct {
 type Engine struct {
 	findings []rego.PreparedEvalQuery // one per rule package, evaluated in parallel
 	where    []string                 // each package's findings rule, FILE:ROW
+	pkgs     []string                 // each package's path
 	rules    []Rule
+	byPkg    map[string]Rule // the meta of each package that declares one
 	custom   bool
 	store    storage.Store // the user's data (--data), read by Data
 	timeout  time.Duration
@@ -64,11 +66,27 @@ func New(ctx context.Context, opt Options) (*Engine, error) {
 		}
 		e.findings = append(e.findings, pq)
 		e.where = append(e.where, pkg.where)
+		e.pkgs = append(e.pkgs, pkg.path)
 	}
-	if e.rules, err = readRules(ctx, base); err != nil {
+	if e.rules, e.byPkg, err = readRules(ctx, base); err != nil {
 		return nil, err
 	}
 	return e, nil
+}
+
+// Only is e evaluating only the rule packages whose meta keep accepts; a
+// package without meta is not evaluated. Rules still lists every rule.
+func (e *Engine) Only(keep func(Rule) bool) *Engine {
+	o := *e
+	o.findings, o.where, o.pkgs = nil, nil, nil
+	for i, pkg := range e.pkgs {
+		if r, ok := e.byPkg[pkg]; ok && keep(r) {
+			o.findings = append(o.findings, e.findings[i])
+			o.where = append(o.where, e.where[i])
+			o.pkgs = append(o.pkgs, pkg)
+		}
+	}
+	return &o
 }
 
 // Custom reports whether the user added rules of their own.

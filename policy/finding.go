@@ -110,6 +110,10 @@ type Rule struct {
 	// Needs names what the rule cannot judge without: "catalog" (a
 	// --matrix or --registry). A run without it says the rule is skipped.
 	Needs []string `json:"needs,omitempty"`
+	// Rollout: the simulated rollout reads its findings (meta "rollout"),
+	// so plan --all evaluates it (Engine.Only); plan --all prints no
+	// finding, and evaluates no built-in rule without it.
+	Rollout bool `json:"-"`
 }
 
 // Summary counts what a run saw and found.

@@ -11,6 +11,8 @@ meta := {
 	"severity": "error",
 	"help": "The GPU Operator pulls <driver-branch>-<kernel>-<os-tag> for this node (with an operator profile: exactly the image its ClusterPolicy or NVIDIADriver composes, e.g. <version>-<os-tag> when not precompiled). The tag is in no configured support matrix or registry, so the driver Pod on this node would fail with ImagePullBackOff. Build and push the image (or add the row) before the node or its kernel rolls out. Where the image is NVIDIA's public one, its build matrix (rego/data/precompiled.json) tells a tag NVIDIA never builds (an OS, branch, kernel series or flavour it does not build for) from one not published yet, and an arm64 node whose tag exists for amd64 only (one multi-arch index per tag): then change the configuration (usePrecompiled: false) rather than wait.",
 	"needs": ["catalog", "nodes"],
+	# plan --all reads its findings: the node whose image is missing or unknown stalls there
+	"rollout": true,
 }
 
 # image.checked holds only with a tag and a source to look in; without a

@@ -10,6 +10,8 @@ meta := {
 	"severity": "error",
 	"help": "The tag <driver-branch>-<kernel>-<os-tag> is made from node labels set by gpu-feature-discovery (nvidia.com/cuda.driver-version.major, or the older nvidia.com/cuda.driver.major) and node-feature-discovery (kernel-version.full, system-os_release.ID and VERSION_ID). One is missing or empty, so the image this node needs cannot be known. Check that NFD and GFD run on the node. With an operator profile the version is the profile's, so only the NFD labels the operator's image names are needed.",
 	"needs": ["nodes"],
+	# plan --all reads its findings: the node whose image is unknown stalls there
+	"rollout": true,
 }
 
 findings contains f if {

@@ -19,6 +19,8 @@ meta := {
 	"severity": "warning",
 	"help": "While the GPU Operator upgrades the driver, up to maxUnavailable nodes are out at once and their GPU pods are deleted. A gang whose pods only run together needs room for all of them on the nodes left, or it stops for the whole window. Lower the rollout's maxUnavailable or maxParallelUpgrades, keep spare GPUs in the gang's pool, or run the rollout when the gang is done.",
 	"needs": ["nodes"],
+	# plan --all reads its findings: the gangs no order of its own meets
+	"rollout": true,
 }
 
 findings contains f if {

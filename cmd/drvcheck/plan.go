@@ -133,7 +133,9 @@ func checkRolling(o *options, opt plan.RollingOptions, live bool) error {
 
 // rollOne is the rollout of one cluster, or of the files under paths.
 func rollOne(ctx context.Context, o *options, paths []string, read runner.Reader, opt plan.RollingOptions, pf *policyFlags) (*plan.Rolling, error) {
-	m, res, err := runner.UpgradeFacts(ctx, o.runnerConfig(paths), read, "", opt.Driver)
+	cfg := o.runnerConfig(paths)
+	cfg.RolloutOnly = true
+	m, res, err := runner.UpgradeFacts(ctx, cfg, read, "", opt.Driver)
 	if err != nil {
 		return nil, err
 	}
