@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"reflect"
 	"sync"
@@ -126,3 +127,50 @@ func ruleOf(t *testing.T, id string) policy.Rule {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A rule of the user's (--policy) may say a node's image is missing, with
+// no meta at all: plan --all evaluates it, and the node stalls there.
+func TestRolloutOnlyKeepsTheUsersRules(t *testing.T) {
+	dir := t.TempDir()
+	matrix, err := fleetgen.Write(dir, fleetgen.Shapes[0].Scaled(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Paths: []string{filepath.Join(dir, "k8s")}, Registry: config.Registry{Matrix: []string{matrix}}, RolloutOnly: true}
+	w := operator.PolicyFlags{MaxUnavailable: ptr("25%")}
+	before, _ := rollout(t, cfg, w)
+	node := ""
+	for _, o := range before.Nodes {
+		if o.Outcome == plan.Upgraded {
+			node = o.Node
+			break
+		}
+	}
+	if node == "" {
+		t.Fatal("no node upgrades: nothing for the user's rule to stop")
+	}
+	rules := t.TempDir()
+	rule := `package drvcheck.rules.acme
+findings contains f if {
+	some n in input.nodes
+	n.name == "` + node + `"
+	f := {"rule": "ACME001", "title": "mirror", "severity": "error", "object": n.object, "node": n.name,
+		"message": "the mirror lacks this node's driver image", "image": "missing"}
+}
+`
+	if err := os.WriteFile(filepath.Join(rules, "acme.rego"), []byte(rule), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Policy = []string{rules}
+	after, _ := rollout(t, cfg, w)
+	for _, o := range after.Nodes {
+		if o.Node != node {
+			continue
+		}
+		if o.Outcome != plan.Stuck || len(o.Why) == 0 || o.Why[0].What != "the mirror lacks this node's driver image" {
+			t.Errorf("%s with the user's rule: %s, %+v; want stuck on its image", node, o.Outcome, o.Why)
+		}
+		return
+	}
+	t.Errorf("%s is not in the rollout with the user's rule", node)
+}
