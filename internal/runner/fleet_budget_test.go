@@ -162,7 +162,7 @@ func (f *written) plan(t *testing.T, bin string, runs int) {
 	for range runs {
 		k := keepWarm(t, m.warmth())
 		m.planCheck = append(m.planCheck, timed(t, func() {
-			runFollowed(t, k, 0, bin, "check", f.k8s, "--matrix", f.matrix, "-o", "json", "--fail-on", "none")
+			f.check(t, k, bin)
 		}))
 		k.stop(t)
 		k = keepWarm(t, max(m.warmth(), m.planRSS*5/4))
@@ -214,12 +214,19 @@ func (f *written) measure(t *testing.T, bin string) {
 	m.check = append(m.check, timed(t, func() {
 		var r int64
 		var cpu time.Duration
-		out, r, cpu = runFollowed(t, k, 0, bin, "check", f.k8s, "--matrix", f.matrix, "-o", "json", "--fail-on", "none")
+		out, r, cpu = f.check(t, k, bin)
 		m.rss = max(m.rss, r)
 		m.checkCPU = append(m.checkCPU, cpu)
 	}))
 	k.stop(t)
 	m.findings = findingsPerRule(t, out)
+}
+
+// check runs check on the fleet, on memory k keeps warm: the same run in
+// measure and in plan's pairs, so that plan is held to the check measured.
+func (f *written) check(t *testing.T, k *keeper, bin string) ([]byte, int64, time.Duration) {
+	t.Helper()
+	return runFollowed(t, k, 0, bin, "check", f.k8s, "--matrix", f.matrix, "-o", "json", "--fail-on", "none")
 }
 
 // warmth is how much warm memory to keep for a run on m's fleet: a quarter
