@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"reflect"
 	"slices"
-	"strconv"
 	"unsafe"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -32,13 +31,21 @@ type converter struct {
 	keys  map[string]*ast.Term // an object's keys, the same few in every entry
 	ids   uint64
 	buf   []byte
+	// Scratch space: the keys and values of the maps being converted, as
+	// stacks (entries), and an object's pairs as it is built.
+	names []string
+	vals  []shared
+	pairs [][2]*ast.Term
 }
 
-// shared is a converted map or list and its id: values of equal content
-// have one id, so a parent's content key names its children by id.
+// shared is a converted value's term, and a map's or a list's id: values
+// of equal content have one id, so a parent's content key names its
+// children by id. Every parent of a shared value holds the one term, as
+// OPA's interned terms are held (ast.InternedTerm): a term per use was a
+// tenth of what the conversion allocated.
 type shared struct {
-	val ast.Value
-	id  uint64
+	term *ast.Term
+	id   uint64
 }
 
 type listKey struct {
@@ -63,7 +70,10 @@ func (c *converter) value(v any) (ast.Value, error) {
 	list, ok := v.([]any)
 	if !ok {
 		s, err := c.convert(v)
-		return s.val, err
+		if err != nil {
+			return nil, err
+		}
+		return s.term.Value, nil
 	}
 	terms := make([]*ast.Term, len(list))
 	for i, x := range list {
@@ -77,7 +87,7 @@ func (c *converter) value(v any) (ast.Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		terms[i] = ast.NewTerm(s.val)
+		terms[i] = s.term
 	}
 	return ast.NewArray(terms...), nil
 }
@@ -86,26 +96,26 @@ func (c *converter) value(v any) (ast.Value, error) {
 func (c *converter) convert(v any) (shared, error) {
 	switch x := v.(type) {
 	case nil:
-		return shared{val: ast.Null{}}, nil
+		return shared{term: ast.InternedNullTerm}, nil
 	case bool:
-		return shared{val: ast.Boolean(x)}, nil
+		return shared{term: ast.InternedTerm(x)}, nil
 	case string:
-		return shared{val: ast.String(x)}, nil
+		return shared{term: ast.InternedTerm(x)}, nil
 	case int:
-		return shared{val: ast.Number(strconv.Itoa(x))}, nil
+		return shared{term: ast.InternedTerm(x)}, nil
 	case int32:
-		return shared{val: ast.Number(strconv.FormatInt(int64(x), 10))}, nil
+		return shared{term: ast.InternedTerm(x)}, nil
 	case int64:
-		return shared{val: ast.Number(strconv.FormatInt(x, 10))}, nil
+		return shared{term: ast.InternedTerm(x)}, nil
 	case float64:
-		return shared{val: ast.FloatNumberTerm(x).Value}, nil
+		return shared{term: ast.FloatNumberTerm(x)}, nil
 	case map[string]any:
 		return c.object(x, true)
 	case []any:
 		return c.array(x)
 	}
 	val, err := ast.InterfaceToValue(v)
-	return shared{val: val, id: c.newID()}, err // never equal to another
+	return shared{term: ast.NewTerm(val), id: c.newID()}, err // never equal to another
 }
 
 func (c *converter) newID() uint64 {
@@ -113,29 +123,24 @@ func (c *converter) newID() uint64 {
 	return c.ids
 }
 
-// object is m's value; share says whether an equal map's may be given.
+// object is m's value. share says whether m's value may be shared: given
+// again for m (by identity), or for an equal map (by content, when small).
+// A list's entries are not (value): each is met once and equals no other,
+// and recording 60,000 of them only grew the maps.
 func (c *converter) object(m map[string]any, share bool) (shared, error) {
 	id := reflect.ValueOf(m).UnsafePointer()
-	if s, ok := c.maps[id]; ok {
-		return s, nil
-	}
-	share = share && len(m) <= maxShared
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
 	if share {
-		slices.Sort(names) // the content key's order
-	}
-	values := make([]shared, len(names))
-	for i, k := range names {
-		s, err := c.convert(m[k])
-		if err != nil {
-			return shared{}, err
+		if s, ok := c.maps[id]; ok {
+			return s, nil
 		}
-		values[i] = s
 	}
-	s := c.intern(share, func(key []byte) []byte {
+	small := share && len(m) <= maxShared
+	names, values, err := c.entries(m, small)
+	defer c.pop(len(c.names)-len(names), len(c.vals)-len(values))
+	if err != nil {
+		return shared{}, err
+	}
+	s := c.intern(small, func(key []byte) []byte {
 		key = append(key, '{')
 		for i, k := range names {
 			key = appendString(key, k)
@@ -143,14 +148,46 @@ func (c *converter) object(m map[string]any, share bool) (shared, error) {
 		}
 		return key
 	}, func() ast.Value {
-		terms := make([][2]*ast.Term, len(names))
+		// NewObject copies the pairs: one scratch slice serves them all.
+		c.pairs = c.pairs[:0]
 		for i, k := range names {
-			terms[i] = [2]*ast.Term{c.key(k), ast.NewTerm(values[i].val)}
+			c.pairs = append(c.pairs, [2]*ast.Term{c.key(k), values[i].term})
 		}
-		return ast.NewObject(terms...)
+		return ast.NewObject(c.pairs...)
 	})
-	c.maps[id] = s
+	if share {
+		c.maps[id] = s
+	}
 	return s, nil
+}
+
+// entries converts m's values, its keys sorted when share asks for a
+// content key. Keys and values go on the converter's stacks (names,
+// vals), which a nested map extends and pops in turn: a slice of each per
+// map was a third of what the conversion allocated. The caller pops them
+// when done with them.
+func (c *converter) entries(m map[string]any, share bool) ([]string, []shared, error) {
+	nb, vb := len(c.names), len(c.vals)
+	for k := range m {
+		c.names = append(c.names, k)
+	}
+	names := c.names[nb:]
+	if share {
+		slices.Sort(names) // the content key's order
+	}
+	for _, k := range names {
+		s, err := c.convert(m[k])
+		if err != nil {
+			return names, c.vals[vb:], err
+		}
+		c.vals = append(c.vals, s)
+	}
+	return names, c.vals[vb:], nil
+}
+
+// pop drops the stacks back to the lengths a map's entries found them at.
+func (c *converter) pop(names, vals int) {
+	c.names, c.vals = c.names[:names], c.vals[:vals]
 }
 
 // key is the term of an object's key k, made once: the input's 20,000
@@ -189,7 +226,7 @@ func (c *converter) array(list []any) (shared, error) {
 	}, func() ast.Value {
 		terms := make([]*ast.Term, len(values))
 		for i, v := range values {
-			terms[i] = ast.NewTerm(v.val)
+			terms[i] = v.term
 		}
 		return ast.NewArray(terms...)
 	})
@@ -203,13 +240,13 @@ func (c *converter) array(list []any) (shared, error) {
 // be shared only gets an id) the one already built of equal content.
 func (c *converter) intern(small bool, contentKey func([]byte) []byte, build func() ast.Value) shared {
 	if !small {
-		return shared{val: build(), id: c.newID()}
+		return shared{term: ast.NewTerm(build()), id: c.newID()}
 	}
 	c.buf = contentKey(c.buf[:0])
 	if s, ok := c.equal[string(c.buf)]; ok {
 		return s
 	}
-	s := shared{val: build(), id: c.newID()}
+	s := shared{term: ast.NewTerm(build()), id: c.newID()}
 	c.equal[string(c.buf)] = s
 	return s
 }
@@ -222,7 +259,7 @@ func appendValue(key []byte, s shared) []byte {
 		key = append(key, 'p')
 		return binary.AppendUvarint(key, s.id)
 	}
-	switch v := s.val.(type) {
+	switch v := s.term.Value.(type) {
 	case ast.Null:
 		return append(key, 'n')
 	case ast.Boolean:
@@ -235,7 +272,7 @@ func appendValue(key []byte, s shared) []byte {
 	case ast.Number:
 		return appendString(append(key, 'd'), string(v))
 	}
-	return appendString(append(key, 'u'), s.val.String()) // convert gives ids to all else
+	return appendString(append(key, 'u'), s.term.Value.String()) // convert gives ids to all else
 }
 
 // appendString writes s with its length first, so that a string cannot

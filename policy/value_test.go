@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -84,4 +86,60 @@ func TestConverterSharesEqualValues(t *testing.T) {
 		}
 		seen = append(seen, v)
 	}
+}
+
+// Maps nested in maps, large and small, convert as OPA converts them: the
+// converter keeps the keys and values of every map being converted on
+// stacks that its nested maps grow and pop, so a nested map with many keys
+// moves the stacks while its parent still reads them.
+func TestConverterAgreesOnNestedMaps(t *testing.T) {
+	r := rand.New(rand.NewPCG(40, 7))
+	for i := range 60 {
+		doc := randomMap(r, 4)
+		want, err := ast.InterfaceToValue(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := newConverter().value(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Compare(want) != 0 {
+			t.Fatalf("document %d: converter gave\n%v\nwant\n%v", i, got, want)
+		}
+	}
+}
+
+// randomMap is a map of up to 2*maxShared keys (past the size shared by
+// content), whose values are scalars, lists and maps down to depth.
+func randomMap(r *rand.Rand, depth int) map[string]any {
+	m := map[string]any{}
+	for n := r.IntN(2 * maxShared); len(m) < n; {
+		m[fmt.Sprintf("k%d", r.IntN(100))] = randomValue(r, depth-1)
+	}
+	return m
+}
+
+func randomValue(r *rand.Rand, depth int) any {
+	kind := r.IntN(6)
+	if depth <= 0 {
+		kind %= 4
+	}
+	switch kind {
+	case 0:
+		return r.IntN(3) // few values, so that equal maps occur
+	case 1:
+		return fmt.Sprint("v", r.IntN(3))
+	case 2:
+		return r.IntN(2) == 0
+	case 3:
+		return nil
+	case 4:
+		list := make([]any, r.IntN(4))
+		for i := range list {
+			list[i] = randomValue(r, depth-1)
+		}
+		return list
+	}
+	return randomMap(r, depth)
 }
