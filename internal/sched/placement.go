@@ -1,8 +1,10 @@
 package sched
 
 import (
-	"encoding/json"
+	"encoding/binary"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -85,16 +87,45 @@ func (p *Placement) Message() string {
 	return msg
 }
 
-// cacheKey is the content of everything the filters read from a spec.
+// cacheKey is the content of everything the filters read from a spec:
+// the nodeSelector by sorted key, the node affinity and the tolerations
+// in the API's protobuf encoding. It is as exact as JSON was and needs no
+// reflection: JSON took 2% of a 15,000-node check's time (issue 40).
 func cacheKey(s *corev1.PodSpec) string {
-	var na *corev1.NodeAffinity
-	if s.Affinity != nil {
-		na = s.Affinity.NodeAffinity
+	b := binary.AppendUvarint(nil, uint64(len(s.NodeSelector)))
+	for _, k := range slices.Sorted(maps.Keys(s.NodeSelector)) {
+		b = appendString(appendString(b, k), s.NodeSelector[k])
 	}
-	b, _ := json.Marshal(struct {
-		NS  map[string]string
-		NA  *corev1.NodeAffinity
-		Tol []corev1.Toleration
-	}{s.NodeSelector, na, s.Tolerations})
+	if s.Affinity != nil && s.Affinity.NodeAffinity != nil {
+		b = appendProto(append(b, 1), s.Affinity.NodeAffinity)
+	} else {
+		b = append(b, 0)
+	}
+	b = binary.AppendUvarint(b, uint64(len(s.Tolerations)))
+	for i := range s.Tolerations {
+		b = appendProto(b, &s.Tolerations[i])
+	}
 	return string(b)
+}
+
+// appendString writes s with its length first, so that no string runs
+// into the next.
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// message is an API type's generated protobuf encoding.
+type message interface {
+	Size() int
+	MarshalToSizedBuffer([]byte) (int, error)
+}
+
+// appendProto writes m's encoding with its length first. The generated
+// code cannot fail on a buffer of m's Size.
+func appendProto(b []byte, m message) []byte {
+	n := m.Size()
+	b = binary.AppendUvarint(b, uint64(n))
+	b = slices.Grow(b, n)
+	_, _ = m.MarshalToSizedBuffer(b[len(b) : len(b)+n])
+	return b[:len(b)+n]
 }
