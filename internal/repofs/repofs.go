@@ -233,6 +233,9 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 // the limits. What a repository names (a chart's file, a values file of an
 // Argo CD Application, a kustomize patch) is read through it.
 func (f *FS) ReadFile(name string) ([]byte, error) {
+	if data, ok, err := f.readDirect(name); ok {
+		return data, err
+	}
 	file, size, err := f.openRegular(name)
 	if err != nil {
 		return nil, err
