@@ -20,17 +20,7 @@ func TestConverterAgreesWithOPA(t *testing.T) {
 			map[string]any{"placement": shared, "field": path, "images": []any{"a", "b"}},
 		},
 	}
-	want, err := ast.InterfaceToValue(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := newConverter().value(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Compare(want) != 0 {
-		t.Fatalf("converter gave\n%v\nwant\n%v", got, want)
-	}
+	want := agrees(t, "the document", doc)
 	chunked, err := NewInput(doc)
 	if err != nil {
 		t.Fatal(err)
@@ -95,19 +85,26 @@ func TestConverterSharesEqualValues(t *testing.T) {
 func TestConverterAgreesOnNestedMaps(t *testing.T) {
 	r := rand.New(rand.NewPCG(40, 7))
 	for i := range 60 {
-		doc := randomMap(r, 4)
-		want, err := ast.InterfaceToValue(doc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := newConverter().value(doc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Compare(want) != 0 {
-			t.Fatalf("document %d: converter gave\n%v\nwant\n%v", i, got, want)
-		}
+		agrees(t, fmt.Sprint("document ", i), randomMap(r, 4))
 	}
+}
+
+// agrees converts doc with a new converter and with OPA, fails the test
+// unless the two agree, and returns OPA's value.
+func agrees(t *testing.T, name string, doc any) ast.Value {
+	t.Helper()
+	want, err := ast.InterfaceToValue(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := newConverter().value(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Compare(want) != 0 {
+		t.Fatalf("%s: converter gave\n%v\nwant\n%v", name, got, want)
+	}
+	return want
 }
 
 // randomMap is a map of up to 2*maxShared keys (past the size shared by
