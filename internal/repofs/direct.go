@@ -18,7 +18,9 @@ import (
 // the file must take the long way, which says why it cannot be read: a
 // link, a path outside the roots, anything but a regular file, a file
 // larger than one input may be, a failed open, or a file that grew while
-// it was read.
+// it was read. So does an empty file, since a file system that does not
+// know a file's size (a FUSE mount's) says 0: the long way reads it to
+// its end.
 func (f *FS) readDirect(name string) (data []byte, ok bool, err error) {
 	abs, err := filepath.Abs(name)
 	if err != nil {
@@ -34,7 +36,7 @@ func (f *FS) readDirect(name string) (data []byte, ok bool, err error) {
 	}
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
-	if syscall.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size > f.lim.File {
+	if syscall.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size == 0 || st.Size > f.lim.File {
 		return nil, false, nil
 	}
 	data, ok, err = readSized(fd, st.Size)
