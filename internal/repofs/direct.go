@@ -2,7 +2,6 @@ package repofs
 
 import (
 	"fmt"
-	"path/filepath"
 	"syscall"
 
 	"github.com/drvcheck/drvcheck/internal/fileerr"
@@ -22,12 +21,8 @@ import (
 // know a file's size (a FUSE mount's) says 0: the long way reads it to
 // its end.
 func (f *FS) readDirect(name string) (data []byte, ok bool, err error) {
-	abs, err := filepath.Abs(name)
-	if err != nil {
-		return nil, false, nil
-	}
-	path, ok := f.inRealDir(abs)
-	if !ok || !f.inRoot(path) {
+	path, ok := f.directPath(name)
+	if !ok {
 		return nil, false, nil
 	}
 	fd, err := syscall.Open(path, openFlags|syscall.O_CLOEXEC, 0)
@@ -46,8 +41,8 @@ func (f *FS) readDirect(name string) (data []byte, ok bool, err error) {
 		}
 		return nil, ok, err
 	}
-	if f.used.Add(int64(len(data))) > f.lim.Total {
-		return nil, true, f.overTotal(name)
+	if err := f.Count(name, int64(len(data))); err != nil {
+		return nil, true, err
 	}
 	return data, true, nil
 }

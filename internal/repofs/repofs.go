@@ -286,15 +286,23 @@ const openFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOFOLLOW
 // call per file: 90,000 in a fleet of one object per file). Any failure,
 // a link's included, leaves the file to openResolved, which says why.
 func (f *FS) openDirect(name string) (*os.File, error) {
-	abs, err := filepath.Abs(name)
-	if err != nil {
-		return nil, err
-	}
-	path, ok := f.inRealDir(abs)
-	if !ok || !f.inRoot(path) {
+	path, ok := f.directPath(name)
+	if !ok {
 		return nil, ErrOutside
 	}
 	return os.OpenFile(path, openFlags, 0)
+}
+
+// directPath is name in the path its folder leads to, when that is in a
+// root: where openDirect and readDirect open it, without following a
+// link.
+func (f *FS) directPath(name string) (string, bool) {
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return "", false
+	}
+	path, ok := f.inRealDir(abs)
+	return path, ok && f.inRoot(path)
 }
 
 // openResolved opens the file name leads to, every link followed, inside
