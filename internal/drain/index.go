@@ -1,6 +1,8 @@
 package drain
 
 import (
+	"slices"
+
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 )
@@ -23,6 +25,7 @@ type LabelIndex[T any] struct {
 	byLabel map[nsKey]map[string][]T       // built as asked (values)
 	asked   map[string]int                 // ns -> keys indexed one by one; lazyKeys: all of them
 	ns      []string                       // namespaces, in first-seen order
+	seen    map[string]int                 // ns -> its place in ns
 }
 
 // lazyKeys is how many keys of a namespace are indexed one by one before
@@ -33,12 +36,13 @@ type nsKey struct{ ns, key string }
 
 // NewLabelIndex is an empty index.
 func NewLabelIndex[T any]() *LabelIndex[T] {
-	return &LabelIndex[T]{byNS: map[string][]T{}, labels: map[string][]map[string]string{}, byLabel: map[nsKey]map[string][]T{}, asked: map[string]int{}}
+	return &LabelIndex[T]{byNS: map[string][]T{}, labels: map[string][]map[string]string{}, byLabel: map[nsKey]map[string][]T{}, asked: map[string]int{}, seen: map[string]int{}}
 }
 
 // Add indexes x, of namespace ns with labels l.
 func (ix *LabelIndex[T]) Add(ns string, l map[string]string, x T) {
-	if _, seen := ix.byNS[ns]; !seen {
+	if _, seen := ix.seen[ns]; !seen {
+		ix.seen[ns] = len(ix.ns)
 		ix.ns = append(ix.ns, ns)
 	}
 	ix.byNS[ns] = append(ix.byNS[ns], x)
@@ -103,3 +107,16 @@ func (ix *LabelIndex[T]) indexAll(ns string) {
 
 // Namespaces lists the namespaces of the things added, in first-seen order.
 func (ix *LabelIndex[T]) Namespaces() []string { return ix.ns }
+
+// Among lists those of names that things were added in, in first-seen
+// order (as Namespaces lists them).
+func (ix *LabelIndex[T]) Among(names []string) []string {
+	var out []string
+	for _, ns := range names {
+		if _, ok := ix.seen[ns]; ok {
+			out = append(out, ns)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int { return ix.seen[a] - ix.seen[b] })
+	return out
+}
