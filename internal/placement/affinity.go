@@ -90,9 +90,9 @@ func selected(ix *drain.LabelIndex[*group], t sched.AntiTerm, ownerNS string, ns
 // scope lists the namespaces of ix that term t, written in ownerNS,
 // covers, in ix's order. Only a namespaceSelector must be tried on every
 // namespace; a term without one names its namespaces (by default its own),
-// which are looked up: testing each of the fleet's namespaces for each
-// term grew with both (20 million tests on scattered, a term per workload
-// and 1,000 namespaces).
+// which are looked up. Testing every namespace for every term grew with
+// both: on scattered at 5,000 nodes, 18,000 terms in 900 namespaces made
+// 16 million tests.
 func scope(ix *drain.LabelIndex[*group], t sched.AntiTerm, ownerNS string, nsLabels func(string) labels.Set) []string {
 	if t.NamespaceSelector == nil {
 		if len(t.Namespaces) == 0 {
