@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/drvcheck/drvcheck/internal/fileerr"
@@ -130,23 +131,26 @@ func renderChildren() int { return min(runtime.GOMAXPROCS(0), maxChildren) }
 // that fails at once ends the run at once, not after every other render's
 // deadline (and then a --timeout that names no chart). The calls before i
 // go on, so the error is the same whatever order the workers ran in.
+//
+// Each worker takes the next i itself. Handed out through a channel, each
+// call passed through the goroutine that sent it, and the run's threads
+// slept and woke on the way: on a repository of one object per file
+// (scattered: 90,000 files at 15,000 nodes) 22,500-24,300 times a run,
+// against 7,000-9,600 now (voluntary context switches), with a CPU idle
+// while one slept.
 func parallel(ctx context.Context, n int, do func(ctx context.Context, i int) error) error {
 	p := &pass{first: n, errs: make([]error, n), cancels: make([]context.CancelFunc, n)}
-	jobs := make(chan int)
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Go(func() {
-			for i := range jobs {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
 				if c, ok := p.start(ctx, i); ok {
 					p.done(i, do(c, i))
 				}
 			}
 		})
 	}
-	for i := range n {
-		jobs <- i
-	}
-	close(jobs)
 	wg.Wait()
 	if p.first < n {
 		return p.errs[p.first]
