@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
@@ -30,19 +31,17 @@ func DecodeWith(dir string, decodeFile func(string) (int, error)) (int, error) {
 	}
 	counts := make([]int, len(files))
 	errs := make([]error, len(files))
-	jobs := make(chan int)
+	// Each worker takes the next file itself, as the loader's do
+	// (load.parallel): the floor pays no handoff the loader does not.
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			for i := range jobs {
+			for i := int(next.Add(1) - 1); i < len(files); i = int(next.Add(1) - 1) {
 				counts[i], errs[i] = decodeFile(files[i])
 			}
 		})
 	}
-	for i := range files {
-		jobs <- i
-	}
-	close(jobs)
 	wg.Wait()
 	total := 0
 	for i, c := range counts {
