@@ -108,8 +108,8 @@ func (ix *LabelIndex[T]) indexAll(ns string) {
 // Namespaces lists the namespaces of the things added, in first-seen order.
 func (ix *LabelIndex[T]) Namespaces() []string { return ix.ns }
 
-// Among lists those of names that things were added in, in first-seen
-// order (as Namespaces lists them).
+// Among lists the namespaces of names that hold things, in first-seen
+// order, as Namespaces lists them.
 func (ix *LabelIndex[T]) Among(names []string) []string {
 	var out []string
 	for _, ns := range names {
