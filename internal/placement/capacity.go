@@ -1,7 +1,6 @@
 package placement
 
 import (
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -17,41 +16,37 @@ import (
 const DefaultMaxPods = 110
 
 // use is what the pods on each node take of it: pods, and GPU requests per
-// resource (nvidia.com/gpu, MIG slices). Pods have a map of their own,
-// keyed by the node's name alone: every search looks them up on every node
-// it tries. A Sim's clone shares what it had (layered).
+// resource (nvidia.com/gpu, MIG slices). Both are keyed by numbers, the
+// node's in the model's order and the resource's (Model.resource): every
+// search looks them up on every node it tries, and keyed by the node's
+// name the lookups grew faster than the fleet (docs/performance.md). A
+// Sim's clone shares what it had (layered).
 type use struct {
-	pods layered.Map[string, int32]
+	pods layered.Map[int32, int32]
 	gpus layered.Map[useKey, int64]
 }
 
-type useKey struct {
-	node string
-	name corev1.ResourceName
-}
-
-// names lists the GPU resources u counts.
-func (u *use) names() []corev1.ResourceName {
-	var out []corev1.ResourceName
-	for k := range u.gpus.Keys() {
-		if !slices.Contains(out, k.name) {
-			out = append(out, k.name)
-		}
-	}
-	return out
-}
+type useKey struct{ node, res int32 }
 
 func (u *use) clone() use { return use{pods: u.pods.Clone(), gpus: u.gpus.Clone()} }
 
-// add counts p on node, or takes it off with sign -1.
-func (u *use) add(node string, p *drain.Pod, sign int32) {
+// add counts p on the node numbered node, or takes it off with sign -1.
+func (u *use) add(node int32, p *drain.Pod, sign int32) {
 	g := groupOf(p)
 	if g.holds {
 		u.pods.Set(node, u.pods.At(node)+sign)
 	}
-	for _, r := range g.gpu {
-		k := useKey{node, r.Name}
+	for i, r := range g.gpu {
+		k := useKey{node, g.res[i]}
 		u.gpus.Set(k, u.gpus.At(k)+int64(sign)*r.Value)
+	}
+}
+
+// addOn is add on the node named node; a node the model does not hold
+// has no room any search tests, and is not counted.
+func (m *Model) addOn(u *use, node string, p *drain.Pod, sign int32) {
+	if at, ok := m.order[node]; ok {
+		u.add(int32(at), p, sign)
 	}
 }
 
@@ -62,13 +57,14 @@ func holdsNode(phase corev1.PodPhase) bool {
 }
 
 // fits is the scheduler's resource fit for pods and GPUs alone: p against
-// what n allocates less what the pods on it take now. self is the node p
-// is leaving, whose share does not count. The reason is the scheduler's:
-// "Too many pods", "Insufficient nvidia.com/gpu".
-func (s *Sim) fits(p *drain.Pod, n *corev1.Node, self *corev1.Node) (bool, string) {
+// what n, numbered at in the model's order, allocates less what the pods
+// on it take now. self is the node p is leaving, whose share does not
+// count. The reason is the scheduler's: "Too many pods", "Insufficient
+// nvidia.com/gpu".
+func (s *Sim) fits(p *drain.Pod, n *corev1.Node, at int32, self *corev1.Node) (bool, string) {
 	leaving, g := self != nil && self.Name == n.Name, groupOf(p)
 	if g.holds {
-		used := int64(s.m.used.pods.At(n.Name) + s.usedDelta.pods.At(n.Name))
+		used := int64(s.m.used.pods.At(at) + s.usedDelta.pods.At(at))
 		if leaving {
 			used--
 		}
@@ -80,13 +76,13 @@ func (s *Sim) fits(p *drain.Pod, n *corev1.Node, self *corev1.Node) (bool, strin
 	if len(list) == 0 {
 		return true, "" // a manifest without status: any GPU request fits
 	}
-	for _, r := range g.gpu {
+	for i, r := range g.gpu {
 		alloc := list[r.Name]
 		have := alloc.Value()
 		if have == 0 { // left to the DRA plugin (gpures.Offer.WithExtended)
 			have = s.m.extended[n.Name][r.Name]
 		}
-		k := useKey{n.Name, r.Name}
+		k := useKey{at, g.res[i]}
 		used := s.m.used.gpus.At(k) + s.usedDelta.gpus.At(k)
 		if leaving {
 			used -= r.Value

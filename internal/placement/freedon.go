@@ -80,7 +80,7 @@ func (s *Sim) hasRoomFor(fit int32, n *corev1.Node) bool {
 	if _, ok := s.m.position(f.key.pl, n.Name); !ok {
 		return false
 	}
-	ok, _ := s.fits(f.rep, n, nil)
+	ok, _ := s.fits(f.rep, n, s.m.number(n.Name), nil)
 	return ok
 }
 

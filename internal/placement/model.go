@@ -38,12 +38,13 @@ type Model struct {
 	eligibleCache map[*sched.Placement][]*corev1.Node
 	placements    map[placementKey]*sched.Placement
 	// For searches that skip nodes without room (roomy.go).
-	roomy    map[fitKey]*roomy
-	reasons  reasons
-	whole    bool // New has returned: the pods are placed, m.used holds them
-	order    map[string]int
-	global   map[*sched.Placement][]int32 // eligible position -> model order
-	gpuNames []corev1.ResourceName        // every GPU resource a pod asks for
+	roomy   map[fitKey]*roomy
+	reasons reasons
+	whole   bool // New has returned: the pods are placed, m.used holds them
+	order   map[string]int
+	global  map[*sched.Placement][]int32 // eligible position -> model order
+	// resIDs numbers the GPU resources the pods ask for (resources).
+	resIDs map[corev1.ResourceName]int32
 	// extended is, by node, what DRA gives as extended resources where
 	// the node's allocatable has none (inventory.Inventory.ExtendedOffers).
 	extended map[string]map[corev1.ResourceName]int64
@@ -74,6 +75,7 @@ type group struct {
 	nodeScoped bool
 
 	gpu   []gpures.Request // its pods' GPU requests (gpures.Requests)
+	res   []int32          // gpu's resources, by number (Model.resources)
 	holds bool             // its pods take one of their node's pods (holdsNode)
 	// toleratesCordon: its pods may land on a cordoned node (asked per search).
 	toleratesCordon bool
@@ -110,7 +112,7 @@ func New(inv *inventory.Inventory) (*Model, error) {
 		return nil, err
 	}
 	m.Model = d
-	m.gpuNames, m.whole = m.used.names(), true
+	m.whole = true
 	return m, nil
 }
 
@@ -163,8 +165,26 @@ func (m *Model) newGroup(ns string, podLabels map[string]string, spec *corev1.Po
 	}
 	g := &group{ns: ns, labels: podLabels, terms: terms, spread: spreadTerms(spread)}
 	g.gpu, g.toleratesCordon = gpures.Requests(spec), sched.ToleratesCordon(spec)
+	g.res = m.resources(g.gpu)
 	m.groups = append(m.groups, g)
 	return g, nil
+}
+
+// resources numbers the resources of reqs, in their order.
+func (m *Model) resources(reqs []gpures.Request) []int32 {
+	out := make([]int32, len(reqs))
+	for i, r := range reqs {
+		id, ok := m.resIDs[r.Name]
+		if !ok {
+			if m.resIDs == nil {
+				m.resIDs = map[corev1.ResourceName]int32{}
+			}
+			id = int32(len(m.resIDs))
+			m.resIDs[r.Name] = id
+		}
+		out[i] = id
+	}
+	return out
 }
 
 // prepare builds the fleet on the label keys the pods' specs read and notes
@@ -209,7 +229,7 @@ func (m *Model) count() {
 	for _, p := range m.Pods {
 		if p.Node != "" {
 			m.addCounts(&m.counts, p, p.Node, 1)
-			m.used.add(p.Node, p, 1)
+			m.addOn(&m.used, p.Node, p, 1)
 		}
 	}
 }
@@ -229,10 +249,11 @@ func (m *Model) gpuDaemonPods(where func(object.Ref) string) error {
 		// Their group is in no rule: anti-affinity and spread never
 		// count them, as they never move.
 		g := &group{gpu: gpures.Requests(spec), holds: true, toleratesCordon: sched.ToleratesCordon(spec)}
+		g.res = m.resources(g.gpu)
 		for _, p := range drain.DaemonSetPods(w, nodes) {
 			p.Group = g
 			m.Pods = append(m.Pods, p)
-			m.used.add(p.Node, p, 1)
+			m.addOn(&m.used, p.Node, p, 1)
 		}
 	}
 	return nil

@@ -144,7 +144,7 @@ func (s *Sim) placeRun(run *drain.Pod, limit int) []*drain.Pod {
 		}
 		p.Node = node
 		s.m.addCounts(&s.delta, p, node, 1)
-		s.usedDelta.add(node, p, 1)
+		s.m.addOn(&s.usedDelta, node, p, 1)
 		out = append(out, p)
 	}
 	return out
@@ -161,7 +161,7 @@ func (s *Sim) land(p *drain.Pod) (node, why string) {
 	if n == nil {
 		return "", fmt.Sprintf("spec.nodeName %s is not a known node", name)
 	}
-	if ok, why := s.fits(p, n, nil); !ok {
+	if ok, why := s.fits(p, n, s.m.number(name), nil); !ok {
 		return "", fmt.Sprintf("the kubelet of %s refuses it: %s", name, why)
 	}
 	return name, ""
@@ -234,15 +234,16 @@ func (s *Sim) search(p *drain.Pod, dry, quiet bool) (node, why string) {
 		return "", f.why
 	}
 	start, found := s.cursor[pl], -1
+	global := s.m.globalOf(pl, nodes)
 	try := func(pos int) bool {
-		n := nodes[pos]
-		if (s.Cordoned(n.Name) && !tolerates) || s.conflicts(rules, n, g, self) {
+		n, at := nodes[pos], global[pos]
+		if (!tolerates && s.cordonSet.Has(int(at))) || s.conflicts(rules, n, g, self) {
 			return false
 		}
 		if floors != nil && s.skewed(p, n, floors, self) != "" {
 			return false
 		}
-		if fits, _ := s.fits(p, n, self); !fits {
+		if fits, _ := s.fits(p, n, at, self); !fits {
 			if self != n {
 				s.noteFull(p, n.Name)
 			}
@@ -393,7 +394,7 @@ func (t *tally) add(reason string, n int) {
 // time on a full fleet.
 func (s *Sim) unfit(p *drain.Pod, n *corev1.Node, r *roomy, i int) string {
 	if r == nil {
-		_, why := s.fits(p, n, nil)
+		_, why := s.fits(p, n, s.m.number(n.Name), nil)
 		return why
 	}
 	o := r.order[i]
@@ -407,7 +408,7 @@ func (s *Sim) unfit(p *drain.Pod, n *corev1.Node, r *roomy, i int) string {
 	if seen := r.seen[i]; seen.stamp != 0 && seen.stamp == stamp {
 		return s.m.reasons.word(seen.why)
 	}
-	_, why := s.fits(p, n, nil)
+	_, why := s.fits(p, n, o, nil)
 	// 0 is also what an index past its 255 reasons gives: not kept.
 	if k := s.m.reasons.index(why); stamp != 0 && (k != 0 || why == "") {
 		r.seen[i] = seenWhy{stamp: stamp, why: k}

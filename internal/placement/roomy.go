@@ -111,7 +111,7 @@ func (m *Model) roomFor(pl *sched.Placement, p *drain.Pod, nodes []*corev1.Node)
 	r := &roomy{order: m.globalOf(pl, nodes), why: make([]uint8, len(nodes))}
 	for i, n := range nodes {
 		r.eligible.Add(int(r.order[i]))
-		fits, why := base.fits(p, n, nil)
+		fits, why := base.fits(p, n, r.order[i], nil)
 		if fits {
 			r.at = append(r.at, i)
 			r.set.Add(int(r.order[i]))
@@ -213,6 +213,9 @@ func (m *Model) globalOf(pl *sched.Placement, nodes []*corev1.Node) []int32 {
 	return g
 }
 
+// number is the number of node, one of the model's nodes, in its order.
+func (m *Model) number(node string) int32 { return int32(m.order[node]) }
+
 // nodeOrder numbers the model's nodes by name, the order every eligible
 // list keeps.
 func nodeOrder(nodes []*corev1.Node) map[string]int {
@@ -235,10 +238,10 @@ func (s *Sim) noteUse(node string) {
 	if !ok {
 		return
 	}
-	d := s.usedDelta.pods.At(node)
+	d := s.usedDelta.pods.At(int32(i))
 	freed, changed := d < 0, d != 0
-	for _, name := range s.m.gpuNames {
-		d := s.usedDelta.gpus.At(useKey{node, name})
+	for res := range int32(len(s.m.resIDs)) {
+		d := s.usedDelta.gpus.At(useKey{int32(i), res})
 		freed, changed = freed || d < 0, changed || d != 0
 	}
 	s.freed.Put(i, freed)

@@ -254,14 +254,14 @@ func (s *Sim) move(p *drain.Pod, to string) {
 	if from := s.NodeOf(p); from != "" {
 		s.leaves(p, from)
 		s.m.addCounts(&s.delta, p, from, -1)
-		s.usedDelta.add(from, p, -1)
+		s.m.addOn(&s.usedDelta, from, p, -1)
 		s.noteUse(from)
 		s.unfill(from)
 	}
 	s.at.Set(p, to)
 	if to != "" {
 		s.m.addCounts(&s.delta, p, to, 1)
-		s.usedDelta.add(to, p, 1)
+		s.m.addOn(&s.usedDelta, to, p, 1)
 		// A frozen list is shared: capped at its length, the append
 		// copies it.
 		list, _ := s.arrived.Get(to)

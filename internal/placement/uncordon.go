@@ -154,7 +154,7 @@ func (s *Sim) landOn(p *drain.Pod, node string) (to string, full bool) {
 	if pos, ok := s.m.position(pl, node); ok {
 		nodes := s.m.eligible(pl)
 		if !s.conflicts(rules, nodes[pos], g, nil) {
-			if fits, _ := s.fits(p, nodes[pos], nil); fits {
+			if fits, _ := s.fits(p, nodes[pos], s.m.number(node), nil); fits {
 				s.setCursor(pl, (pos+1)%len(nodes))
 				return node, false
 			}
