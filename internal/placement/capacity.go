@@ -1,7 +1,6 @@
 package placement
 
 import (
-
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/drvcheck/drvcheck/internal/drain"
@@ -17,7 +16,7 @@ const DefaultMaxPods = 110
 
 // use is what the pods on each node take of it: pods, and GPU requests per
 // resource (nvidia.com/gpu, MIG slices). Both are keyed by numbers, the
-// node's in the model's order and the resource's (Model.resource): every
+// node's in the model's order and the resource's (Model.resources): every
 // search looks them up on every node it tries, and keyed by the node's
 // name the lookups grew faster than the fleet (docs/performance.md). A
 // Sim's clone shares what it had (layered).
