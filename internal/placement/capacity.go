@@ -17,9 +17,9 @@ const DefaultMaxPods = 110
 // use is what the pods on each node take of it: pods, and GPU requests per
 // resource (nvidia.com/gpu, MIG slices). Both are keyed by numbers, the
 // node's in the model's order and the resource's (Model.resources): every
-// search looks them up on every node it tries, and keyed by the node's
-// name the lookups grew faster than the fleet (docs/performance.md). A
-// Sim's clone shares what it had (layered).
+// search looks them up on every node it tries, and a number hashes and
+// compares in one step where a name is read whole. A Sim's clone shares
+// what it had (layered).
 type use struct {
 	pods layered.Map[int32, int32]
 	gpus layered.Map[useKey, int64]
