@@ -1,8 +1,9 @@
 // Package memlimit sets the garbage collector's targets for a run of
-// drvcheck: the memory limit follows the input as it is read and the heap
-// it needs, within the memory the machine offers, instead of a fixed
-// figure the live heap of a large fleet passes (which left the collector
-// running without pause: a 15,000-node fleet took 5x the time of 5,000).
+// drvcheck: the memory limit follows the input as it is read, the fleet's
+// nodes and the heap it needs, within the memory the machine offers,
+// instead of a fixed figure the live heap of a large fleet passes (which
+// left the collector running without pause: a 15,000-node fleet took 5x
+// the time of 5,000).
 package memlimit
 
 import (
@@ -140,10 +141,34 @@ func Input(n int64) {
 	mu.Lock()
 	defer mu.Unlock()
 	input += n
+	raise(input * perByte)
+}
+
+// targetNodes are the nodes of the target fleet, the fleet the Floor is
+// for; a larger fleet gets as much per node (Nodes). Per byte of input
+// alone, a fleet whose YAML is light for the heap it makes had less room
+// at 15,000 nodes than at 5,000: capacity's 21 MB reach the Floor only
+// through its minimum (41 bytes per byte), its 65 MB got 33 per byte, and
+// the run paid one more collection, of 700 MB live, in its last seconds
+// (docs/performance.md, issue 40).
+const targetNodes = 5000
+
+// Nodes raises the limit to the Floor's share per node of the target fleet
+// times the n nodes of the fleet read, within the ceiling. Before Tune, and
+// under GOMEMLIMIT, it does nothing.
+func Nodes(n int) {
+	mu.Lock()
+	defer mu.Unlock()
+	raise(Floor * int64(n) / targetNodes)
+}
+
+// raise sets the limit to want, within the ceiling, when that is higher.
+// The caller holds mu.
+func raise(want int64) {
 	if ceiling == 0 {
 		return
 	}
-	if want := min(input*perByte, ceiling); want > limit {
+	if want = min(want, ceiling); want > limit {
 		limit = want
 		debug.SetMemoryLimit(limit)
 	}

@@ -78,3 +78,27 @@ func TestLimitFollowsTheInput(t *testing.T) {
 		t.Errorf("limit past the ceiling = %d MiB, want the ceiling", got/mib)
 	}
 }
+
+// The nodes read raise the limit to the Floor per 5,000 of them: the target
+// fleet's 5,000 stay at the floor, three times them get three times it.
+func TestLimitFollowsTheNodes(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	const mib = 1 << 20
+	start(Floor, 4000*mib)
+	Nodes(5000)
+	if got := Limit(); got != Floor {
+		t.Errorf("limit for 5,000 nodes = %d MiB, want the floor", got/mib)
+	}
+	Nodes(15000)
+	if got := Limit(); got != 3*Floor {
+		t.Errorf("limit for 15,000 nodes = %d MiB, want %d", got/mib, 3*Floor/mib)
+	}
+	Nodes(5000) // never lowered
+	if got := Limit(); got != 3*Floor {
+		t.Errorf("limit after fewer nodes = %d MiB, want it kept at %d", got/mib, 3*Floor/mib)
+	}
+	Nodes(50000)
+	if got := Limit(); got != 4000*mib {
+		t.Errorf("limit for 50,000 nodes = %d MiB, want the ceiling", got/mib)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/drvcheck/drvcheck/internal/input"
 	"github.com/drvcheck/drvcheck/internal/input/workload/gpufit"
 	"github.com/drvcheck/drvcheck/internal/inventory"
+	"github.com/drvcheck/drvcheck/internal/memlimit"
 	"github.com/drvcheck/drvcheck/internal/nodefacts"
 	"github.com/drvcheck/drvcheck/internal/operator"
 	"github.com/drvcheck/drvcheck/internal/placement"
@@ -252,6 +253,7 @@ func open(ctx context.Context, cfg Config, read Reader) (*opened, error) {
 	if err != nil {
 		return nil, err
 	}
+	memlimit.Nodes(len(inv.Nodes)) // before the input and the rules, the run's last allocations
 	profile, err := operator.Build(cfg.operatorFlags(), operatorObjects(inv))
 	if err != nil {
 		return nil, err
