@@ -188,7 +188,16 @@ func (s *Sim) candidates(r *roomy, start int, tolerates bool, self *corev1.Node,
 		}
 		return x
 	}
-	more := nodeset.Lazy(max(len(r.eligible), selfAt/64+1), word, int(r.order[start]), r.order)
+	// A candidate had room as read, or was freed since, or is self.
+	words := max(len(r.eligible), selfAt/64+1)
+	next := func(w int) int {
+		n := min(r.set.NextWord(w, words), s.freed.NextWord(w, words))
+		if self := selfAt / 64; selfAt >= 0 && self >= w && self < n {
+			return self
+		}
+		return n
+	}
+	more := nodeset.Lazy(words, word, next, int(r.order[start]), r.order)
 	for pos, ok := more.Next(); ok; pos, ok = more.Next() {
 		if try(pos) {
 			return

@@ -6,6 +6,7 @@ package nodeset
 import (
 	"math/bits"
 	"slices"
+	"sync/atomic"
 )
 
 // Set is a set of nodes by their number in the model's order, a bit
@@ -18,8 +19,9 @@ type Set []uint64
 
 // Add puts node i in the set.
 func (f *Set) Add(i int) {
-	for len(*f) <= i/64 {
-		*f = append(*f, 0)
+	if n, had := i/64+1, len(*f); had < n {
+		*f = slices.Grow(*f, n-had)[:n] // once, not a word at a time
+		clear((*f)[had:])               // a reused slice's old words
 	}
 	(*f)[i/64] |= 1 << (i % 64)
 }
@@ -109,7 +111,12 @@ func (f Set) CountIn(g Set) int {
 // A member is found by bisection: a table from every node to its
 // position would cost the whole fleet per placement.
 type Members struct {
-	word   func(int) uint64
+	word func(int) uint64
+	// next is the first word at or after w that may hold a member: a walk
+	// skips the empty ones without making them. A search that finds no
+	// node met every word of the fleet, and check's drains of every node
+	// a budget blocks search in thousands of simulations.
+	next   func(w int) int
 	global []int32
 	spans  [2][2]int // [from, to) bit ranges, walked in turn
 	span   int
@@ -118,17 +125,29 @@ type Members struct {
 
 // Members walks f's members in global from i (Members).
 func (f Set) Members(i int, global []int32) *Members {
-	return Lazy(len(f), func(w int) uint64 { return f[w] }, i, global)
+	return Lazy(len(f), func(w int) uint64 { return f[w] }, func(w int) int { return f.NextWord(w, len(f)) }, i, global)
 }
 
 // Lazy walks as Members does the members of a set of words words that
 // word makes one at a time, when asked: a search's candidates are a union
 // and difference of a few sets, and making all of them for every search,
-// to test the first few, grew with the fleet.
-func Lazy(words int, word func(int) uint64, i int, global []int32) *Members {
+// to test the first few, grew with the fleet. next(w) is the first word
+// at or after w that may hold a member (words when none may).
+func Lazy(words int, word func(int) uint64, next func(int) int, i int, global []int32) *Members {
 	end := words * 64
 	i = min(i, end)
-	return &Members{word: word, global: global, spans: [2][2]int{{i, end}, {0, i}}, at: i}
+	return &Members{word: word, next: next, global: global, spans: [2][2]int{{i, end}, {0, i}}, at: i}
+}
+
+// NextWord is the first of f's words at or after w that has a member, or
+// none when there is none.
+func (f Set) NextWord(w, none int) int {
+	for ; w < len(f); w++ {
+		if f[w] != 0 {
+			return w
+		}
+	}
+	return none
 }
 
 // Next returns the next member's position, or false when none is left.
@@ -138,7 +157,7 @@ func (m *Members) Next() (int, bool) {
 		for m.at < to {
 			word := m.word(m.at/64) >> (m.at % 64)
 			if word == 0 {
-				m.at = (m.at/64 + 1) * 64
+				m.at = m.next(m.at/64+1) * 64
 				continue
 			}
 			j := m.at + bits.TrailingZeros64(word)
@@ -167,48 +186,85 @@ func (f Set) Word(w int) uint64 {
 }
 
 // Stamps holds a number per node, by the model's order, in pages of 64
-// allocated as nodes change: check drains each node a budget blocks in a
-// Sim of its own, which changes a few nodes, and a whole slice per Sim
-// was 170 MB on a fleet of 5,000 nodes.
+// made as nodes change, 16 pages to a block: check drains each node a
+// budget blocks in a Sim of its own, which changes a few nodes. A whole
+// slice per Sim was 170 MB on a fleet of 5,000 nodes; a table of every
+// page per Sim, a pointer and a flag per 64 nodes, grew with the square
+// of the fleet (12 MB at 5,000 nodes, 74 MB at 15,000). A Sim now copies a
+// pointer per 1,024 nodes, and a block and a page for each it writes.
 type Stamps struct {
-	pages [][]uint64
-	// owned are the pages this side may write: a page Share left to both
-	// sides is copied before either writes to it, so that a clone costs
-	// a pointer per page, not the pages (a rollout clones its simulation
-	// for every node a budget blocks).
-	owned []bool
+	blocks []*stampBlock
+	// side names this side of a Share: a block or a page of another side
+	// is copied before this side writes to it, so that a clone costs its
+	// table, not the pages (a rollout clones its simulation for every
+	// node a budget blocks).
+	side uint64
 }
 
-const stampPage = 64
+type stampBlock struct {
+	side  uint64
+	pages [blockPages]*stampPage
+}
+
+type stampPage struct {
+	side   uint64
+	stamps [pageStamps]uint64
+}
+
+const (
+	pageStamps = 64
+	blockPages = 16
+	blockNodes = pageStamps * blockPages
+)
+
+// sides numbers the sides of every Share; 0 is no side's.
+var sides atomic.Uint64
 
 // At is node i's stamp; 0 when it never changed.
 func (st Stamps) At(i int) uint64 {
-	if p := i / stampPage; p < len(st.pages) && st.pages[p] != nil {
-		return st.pages[p][i%stampPage]
+	if b := i / blockNodes; b < len(st.blocks) && st.blocks[b] != nil {
+		if p := st.blocks[b].pages[i/pageStamps%blockPages]; p != nil {
+			return p.stamps[i%pageStamps]
+		}
 	}
 	return 0
 }
 
 // Set gives node i the stamp v.
 func (st *Stamps) Set(i int, v uint64) {
-	p := i / stampPage
-	if p >= len(st.pages) {
-		st.pages = append(st.pages, make([][]uint64, p+1-len(st.pages))...)
-		st.owned = append(st.owned, make([]bool, p+1-len(st.owned))...)
+	if st.side == 0 {
+		st.side = sides.Add(1)
 	}
+	b := i / blockNodes
+	if b >= len(st.blocks) {
+		st.blocks = append(st.blocks, make([]*stampBlock, b+1-len(st.blocks))...)
+	}
+	blk := st.blocks[b]
 	switch {
-	case st.pages[p] == nil:
-		st.pages[p] = make([]uint64, stampPage)
-	case !st.owned[p]:
-		st.pages[p] = slices.Clone(st.pages[p])
+	case blk == nil:
+		blk = &stampBlock{side: st.side}
+	case blk.side != st.side:
+		c := *blk
+		c.side, blk = st.side, &c
 	}
-	st.owned[p] = true
-	st.pages[p][i%stampPage] = v
+	st.blocks[b] = blk
+	j := i / pageStamps % blockPages
+	p := blk.pages[j]
+	switch {
+	case p == nil:
+		p = &stampPage{side: st.side}
+	case p.side != st.side:
+		c := *p
+		c.side, p = st.side, &c
+	}
+	blk.pages[j] = p
+	p.stamps[i%pageStamps] = v
 }
 
-// Share returns stamps equal to st that share its pages until either
-// side writes to one.
+// Share returns stamps equal to st that share its blocks and pages until
+// either side writes to one: both sides take new names, and what either
+// wrote before is neither's to write.
 func (st *Stamps) Share() Stamps {
-	clear(st.owned)
-	return Stamps{pages: slices.Clone(st.pages), owned: make([]bool, len(st.pages))}
+	st.side = sides.Add(1)
+	return Stamps{blocks: slices.Clone(st.blocks), side: sides.Add(1)}
 }

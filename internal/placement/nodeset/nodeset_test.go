@@ -1,6 +1,9 @@
 package nodeset
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // Shared stamps are each side's own once written, whichever side writes
 // first, and a node never stamped reads 0 however far its page is from
@@ -103,5 +106,73 @@ func TestCount(t *testing.T) {
 		if c.got != c.want {
 			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)
 		}
+	}
+}
+
+// Stamps written in blocks far apart, and the same page written by both
+// sides of a Share, stay each side's own.
+func TestStampsShareAcrossBlocks(t *testing.T) {
+	var a Stamps
+	a.Set(70000, 2)
+	d := a.Share()
+	d.Set(70001, 3)
+	a.Set(70000, 4)
+	a.Set(1023, 5) // block 0, which neither had
+	for _, c := range []struct {
+		st   Stamps
+		i    int
+		want uint64
+	}{{a, 70000, 4}, {a, 70001, 0}, {a, 1023, 5}, {d, 70000, 2}, {d, 70001, 3}, {d, 1023, 0}} {
+		if got := c.st.At(c.i); got != c.want {
+			t.Errorf("At(%d) = %d, want %d", c.i, got, c.want)
+		}
+	}
+	if len(d.blocks) != 70001/blockNodes+1 {
+		t.Errorf("a stamp at node 70,001 takes %d blocks, want %d", len(d.blocks), 70001/blockNodes+1)
+	}
+}
+
+// A walk skips the empty words and still meets every member, in order
+// from where it starts, wrapping around.
+func TestMembersSkipEmptyWords(t *testing.T) {
+	var f Set
+	members := []int{3, 64, 65, 700, 4095, 9000}
+	for _, i := range members {
+		f.Add(i)
+	}
+	global := make([]int32, 10000) // every node eligible: a position is its number
+	for i := range global {
+		global[i] = int32(i)
+	}
+	for _, start := range []int{0, 4, 65, 701, 9000, 9999} {
+		var got, want []int
+		for _, i := range members {
+			if i >= start {
+				want = append(want, i)
+			}
+		}
+		for _, i := range members {
+			if i < start {
+				want = append(want, i)
+			}
+		}
+		m := f.Members(start, global)
+		for pos, ok := m.Next(); ok; pos, ok = m.Next() {
+			got = append(got, pos)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("from %d: %v, want %v", start, got, want)
+		}
+	}
+}
+
+// Add past the end of a set made over reused memory (Into) clears the
+// words it adds.
+func TestAddClearsReusedWords(t *testing.T) {
+	dst := Set{^uint64(0), ^uint64(0), ^uint64(0)}
+	f := Set{1}.Into(dst, Set{1})
+	f.Add(130)
+	if f.Has(64) || f.Has(129) || !f.Has(130) || !f.Has(0) {
+		t.Errorf("Add(130) over reused words: %b", f)
 	}
 }
