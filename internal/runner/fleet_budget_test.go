@@ -308,8 +308,8 @@ func (m *sized) report(t *testing.T, first *sized) {
 		// less than k/first.k, the machine's speed moved between the sizes,
 		// and check's growth over the floor's says what the code did.
 		check, floor := paired(m.check, first.check), paired(m.decode, first.decode)
-		line += fmt.Sprintf("; from %dx: check %.2fx, peak %.2fx, floor %.2fx (check over floor %.2fx), %d B per node at the peak",
-			first.k, check, float64(m.rss)/float64(first.rss), floor, check/floor, m.rss/int64(m.nodes))
+		line += fmt.Sprintf("; from %dx: check %.2fx (rounds %s), peak %.2fx, floor %.2fx (check over floor %.2fx), %d B per node at the peak",
+			first.k, check, rounds(pairs(m.check, first.check)), float64(m.rss)/float64(first.rss), floor, check/floor, m.rss/int64(m.nodes))
 	}
 	t.Log(line)
 }
@@ -416,6 +416,16 @@ func pairs(runs, base []time.Duration) []float64 {
 		r[i] = float64(runs[i]) / float64(base[i])
 	}
 	return r
+}
+
+// rounds lists each round's ratio, in the order measured: how far apart
+// they are says how much of a growth is the machine's.
+func rounds(ratios []float64) string {
+	s := make([]string, len(ratios))
+	for i, r := range ratios {
+		s[i] = strconv.FormatFloat(r, 'f', 2, 64)
+	}
+	return strings.Join(s, " ")
 }
 
 // median is the middle value, or the mean of the two middle ones: with an
