@@ -44,7 +44,8 @@ const findingAllowance = 0.25
 // target fleet, "1,3" by default; make bench-50k adds 10), and holds each
 // to the budget against its own decode floor. Decode and check alternate,
 // run by run and size by size, each on memory a keeper holds warm
-// (warmth_test.go), so that all meet the same machine; the ratio is of
+// (warmth_test.go) and on files just read (filecache_test.go), so that
+// all meet the same machine; the ratio is of
 // their medians, the growth from the first size the median of each round's
 // ratio (growth), and the spread is printed. It takes minutes, so it runs
 // under make bench (DRVCHECK_FLEET_BUDGET=1, DRVCHECK_BENCH_RUNS runs each,
@@ -161,11 +162,13 @@ func (f *written) plan(t *testing.T, bin string, runs int) {
 	m := f.m
 	for range runs {
 		k := keepWarm(t, m.warmth())
+		warmFiles(t, f.dir)
 		m.planCheck = append(m.planCheck, timed(t, func() {
 			f.check(t, k, bin)
 		}))
 		k.stop(t)
 		k = keepWarm(t, max(m.warmth(), m.planRSS*5/4))
+		warmFiles(t, f.dir)
 		m.plan = append(m.plan, timed(t, func() {
 			_, r, _ := runFollowed(t, k, 1, bin, "plan", "--all", "--driver", "580.90.07", "--max-parallel-upgrades", "0", "--max-unavailable", "25%",
 				f.k8s, "--matrix", f.matrix, "-o", "json")
@@ -191,7 +194,7 @@ func write(t *testing.T, shape fleetgen.Spec, m *sized) *written {
 }
 
 // measure times one decode and one check of the fleet, each on memory a
-// keeper holds warm (warmth_test.go).
+// keeper holds warm (warmth_test.go) and files just read (warmFiles).
 func (f *written) measure(t *testing.T, bin string) {
 	m := f.m
 	// The floor is decoded with nothing of the test's held: the collector
@@ -201,6 +204,7 @@ func (f *written) measure(t *testing.T, bin string) {
 	// keepWarm ends with that collection (resetPeak).
 	k := keepWarm(t, m.warmth())
 	k.follow(t, os.Getpid())
+	warmFiles(t, f.dir)
 	before := selfCPU()
 	m.decode = append(m.decode, timed(t, func() {
 		if _, err := decodeOnly(f.dir); err != nil {
@@ -211,6 +215,7 @@ func (f *written) measure(t *testing.T, bin string) {
 	k.stop(t)
 	var out []byte
 	k = keepWarm(t, m.warmth())
+	warmFiles(t, f.dir)
 	m.check = append(m.check, timed(t, func() {
 		var r int64
 		var cpu time.Duration
