@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -31,33 +30,20 @@ import (
 // warmFiles reads every regular file under dir, and discards it.
 func warmFiles(t *testing.T, dir string) {
 	t.Helper()
-	buf := make([]byte, 64<<10)
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
 			return err
 		}
-		return readAll(path, buf)
-	})
-	if err != nil {
-		t.Fatalf("reading the fleet's files into the page cache: %v", err)
-	}
-}
-
-// readAll reads the file at path through buf to its end.
-func readAll(path string, buf []byte) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	for {
-		_, err := f.Read(buf)
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
+		f, err := os.Open(path)
 		if err != nil {
 			return err
 		}
+		defer f.Close()
+		_, err = io.Copy(io.Discard, f)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("reading the fleet's files into the page cache: %v", err)
 	}
 }
 

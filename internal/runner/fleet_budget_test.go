@@ -312,9 +312,10 @@ func (m *sized) report(t *testing.T, first *sized) {
 		// The floor is the same work at each size: where it grew by more or
 		// less than k/first.k, the machine's speed moved between the sizes,
 		// and check's growth over the floor's says what the code did.
-		check, floor := paired(m.check, first.check), paired(m.decode, first.decode)
+		growths := pairs(m.check, first.check)
+		check, floor := median(growths), paired(m.decode, first.decode)
 		line += fmt.Sprintf("; from %dx: check %.2fx (rounds %s), peak %.2fx, floor %.2fx (check over floor %.2fx), %d B per node at the peak",
-			first.k, check, rounds(pairs(m.check, first.check)), float64(m.rss)/float64(first.rss), floor, check/floor, m.rss/int64(m.nodes))
+			first.k, check, rounds(growths), float64(m.rss)/float64(first.rss), floor, check/floor, m.rss/int64(m.nodes))
 	}
 	t.Log(line)
 }
