@@ -111,8 +111,11 @@ type sized struct {
 	// planCheck are check's runs paired with plan's, each just before.
 	planCheck           []time.Duration
 	decodeCPU, checkCPU []time.Duration
-	rss, planRSS        int64
-	findings            map[string]int
+	// decodeSteal and checkSteal are the shares of the machine's CPUs its
+	// host took during each run (steal_test.go).
+	decodeSteal, checkSteal []float64
+	rss, planRSS            int64
+	findings                map[string]int
 	// twin is the same size of the shape's fixed twin (fleetgen.Twin),
 	// measured alike, for the allowance per finding.
 	twin *sized
@@ -206,23 +209,25 @@ func (f *written) measure(t *testing.T, bin string) {
 	k.follow(t, os.Getpid())
 	warmFiles(t, f.dir)
 	before := selfCPU()
-	m.decode = append(m.decode, timed(t, func() {
+	wall, steal := stolen(t, func() {
 		if _, err := decodeOnly(f.dir); err != nil {
 			t.Fatal(err)
 		}
-	}))
+	})
+	m.decode, m.decodeSteal = append(m.decode, wall), append(m.decodeSteal, steal)
 	m.decodeCPU = append(m.decodeCPU, selfCPU()-before)
 	k.stop(t)
 	var out []byte
 	k = keepWarm(t, m.warmth())
 	warmFiles(t, f.dir)
-	m.check = append(m.check, timed(t, func() {
+	wall, steal = stolen(t, func() {
 		var r int64
 		var cpu time.Duration
 		out, r, cpu = f.check(t, k, bin)
 		m.rss = max(m.rss, r)
 		m.checkCPU = append(m.checkCPU, cpu)
-	}))
+	})
+	m.check, m.checkSteal = append(m.check, wall), append(m.checkSteal, steal)
 	k.stop(t)
 	m.findings = findingsPerRule(t, out)
 }
@@ -299,6 +304,8 @@ func (m *sized) report(t *testing.T, first *sized) {
 		m.k, m.nodes, r(median(m.decode)), r(slices.Min(m.decode)), r(slices.Max(m.decode)),
 		r(median(m.check)), r(slices.Min(m.check)), r(slices.Max(m.check)), m.ratio(), m.budget(),
 		r(median(m.checkCPU)), r(median(m.decodeCPU)), float64(median(m.checkCPU))/float64(median(m.decodeCPU)), m.rss>>20)
+	line += fmt.Sprintf("; the host took %s of the CPUs during the floor, %s during check (rounds %s)",
+		percent(median(m.decodeSteal)), percent(median(m.checkSteal)), shares(m.checkSteal))
 	if len(m.plan) > 0 {
 		line += fmt.Sprintf("; plan --all %v, %.2fx the check run before it (budget %.1f; %.2f-%.2fx), peak RSS %d MiB",
 			r(median(m.plan)), m.planRatio(), maxPlanRatio, slices.Min(pairs(m.plan, m.planCheck)), slices.Max(pairs(m.plan, m.planCheck)), m.planRSS>>20)
