@@ -15,12 +15,12 @@ import (
 // The project's machine is a virtual one, and its host runs other guests:
 // what Linux counts as steal (the eighth figure of /proc/stat's cpu line)
 // is time this machine's CPUs were ready to run and the host ran something
-// else. In one half hour of kept runs of the same build, it was 0.9-2.3 s
-// per run, and `scattered`'s check at 15,000 nodes took 13.2-13.7 s where a
-// bench hours before had measured 9.14 s. A round whose runs lost a share
-// of their CPUs to the host measured the host; the report says how much
-// each size lost, so that a growth over the bound can be told from a
-// growth of the code (docs/performance.md).
+// else. A round whose runs lost a share of their CPUs to the host measured
+// the host, so each size's line says how much its runs lost. In the first
+// bench that said it, the host took 1-5% in every run while the rounds
+// spread as before (packed 2.51x to 4.30x): on this machine steal is not
+// what moves a run's time, and the line lets each bench show it again
+// (docs/performance.md).
 
 // userHz is the unit of /proc/stat's times: Linux exports them in
 // USER_HZ, 100 per second on every architecture it runs on, whatever the
