@@ -111,6 +111,12 @@ type sized struct {
 	// planCheck are check's runs paired with plan's, each just before.
 	planCheck           []time.Duration
 	decodeCPU, checkCPU []time.Duration
+	// checkSys is check's system time, run by run: the kernel's part,
+	// where memory the host took back costs (warmth_test.go).
+	checkSys []time.Duration
+	// floorDry and checkDry count the runs whose keeper had given all it
+	// held before the run ended (keeper.stop).
+	floorDry, checkDry int
 	// decodeSteal and checkSteal are the shares of the machine's CPUs its
 	// host took during each run (steal_test.go).
 	decodeSteal, checkSteal []float64
@@ -170,7 +176,7 @@ func (f *written) plan(t *testing.T, bin string, runs int) {
 			f.check(t, k, bin)
 		}))
 		k.stop(t)
-		k = keepWarm(t, max(m.warmth(), m.planRSS*5/4))
+		k = keepWarm(t, max(m.warmth(), warmthFor(m.planRSS)))
 		warmFiles(t, f.dir)
 		m.plan = append(m.plan, timed(t, func() {
 			_, r, _ := runFollowed(t, k, 1, bin, "plan", "--all", "--driver", "580.90.07", "--max-parallel-upgrades", "0", "--max-unavailable", "25%",
@@ -216,38 +222,53 @@ func (f *written) measure(t *testing.T, bin string) {
 	})
 	m.decode, m.decodeSteal = append(m.decode, wall), append(m.decodeSteal, steal)
 	m.decodeCPU = append(m.decodeCPU, selfCPU()-before)
-	k.stop(t)
+	if k.stop(t) == 0 {
+		m.floorDry++
+	}
 	var out []byte
 	k = keepWarm(t, m.warmth())
 	warmFiles(t, f.dir)
 	wall, steal = stolen(t, func() {
 		var r int64
-		var cpu time.Duration
+		var cpu usage
 		out, r, cpu = f.check(t, k, bin)
 		m.rss = max(m.rss, r)
-		m.checkCPU = append(m.checkCPU, cpu)
+		m.checkCPU, m.checkSys = append(m.checkCPU, cpu.total()), append(m.checkSys, cpu.sys)
 	})
 	m.check, m.checkSteal = append(m.check, wall), append(m.checkSteal, steal)
-	k.stop(t)
+	if k.stop(t) == 0 {
+		m.checkDry++
+	}
 	m.findings = findingsPerRule(t, out)
 }
 
 // check runs check on the fleet, on memory k keeps warm: the same run in
 // measure and in plan's pairs, so that plan is held to the check measured.
-func (f *written) check(t *testing.T, k *keeper, bin string) ([]byte, int64, time.Duration) {
+func (f *written) check(t *testing.T, k *keeper, bin string) ([]byte, int64, usage) {
 	t.Helper()
 	return runFollowed(t, k, 0, bin, "check", f.k8s, "--matrix", f.matrix, "-o", "json", "--fail-on", "none")
 }
 
-// warmth is how much warm memory to keep for a run on m's fleet: a quarter
-// more than its peak so far, or before the first run 200 KB per node (the
-// shapes peak at 130-150 KB per node).
+// warmth is how much warm memory to keep for a run on m's fleet
+// (warmthFor its peak so far), or before the first run 200 KB per node
+// (the shapes peak at 130-150 KB per node).
 func (m *sized) warmth() int64 {
 	if m.rss > 0 {
-		return m.rss * 5 / 4
+		return warmthFor(m.rss)
 	}
 	return int64(m.nodes) * 200 << 10
 }
+
+// warmthFor is the keeper for a run that peaks at peak: a quarter more
+// than the peak, and keepAhead on top. The keeper stays keepAhead ahead of
+// the run until it has given all it holds, which is once the run has grown
+// by what it holds less keepAhead: sized at a quarter more than the peak
+// alone, it ran dry before any run that peaks below 2 GiB reached its
+// peak, and what the run took after met memory the host had taken back.
+// packed's 15,000-node checks spent 1.04-1.05 s in the kernel (medians of
+// two benches) against 0.67-0.69 s with keepAhead on top; its 5,000-node
+// checks 0.14-0.16 s either way (docs/performance.md).
+func warmthFor(peak int64) int64 { return peak*5/4 + keepAhead }
 
 // findingsPerRule counts check -o json's findings by rule.
 func findingsPerRule(t *testing.T, out []byte) map[string]int {
@@ -300,12 +321,14 @@ func (m *sized) findingCost() (floors, each float64) {
 // the growth from the first size.
 func (m *sized) report(t *testing.T, first *sized) {
 	r := func(d time.Duration) time.Duration { return d.Round(10 * time.Millisecond) }
-	line := fmt.Sprintf("%dx (%d nodes): decode %v (%v-%v), check %v (%v-%v): ratio %.2f (budget %.2f); CPU %v against %v (%.2f); peak RSS %d MiB",
+	line := fmt.Sprintf("%dx (%d nodes): decode %v (%v-%v), check %v (%v-%v): ratio %.2f (budget %.2f); CPU %v against %v (%.2f), check's system time %v (%v-%v); peak RSS %d MiB",
 		m.k, m.nodes, r(median(m.decode)), r(slices.Min(m.decode)), r(slices.Max(m.decode)),
 		r(median(m.check)), r(slices.Min(m.check)), r(slices.Max(m.check)), m.ratio(), m.budget(),
-		r(median(m.checkCPU)), r(median(m.decodeCPU)), float64(median(m.checkCPU))/float64(median(m.decodeCPU)), m.rss>>20)
+		r(median(m.checkCPU)), r(median(m.decodeCPU)), float64(median(m.checkCPU))/float64(median(m.decodeCPU)),
+		r(median(m.checkSys)), r(slices.Min(m.checkSys)), r(slices.Max(m.checkSys)), m.rss>>20)
 	line += fmt.Sprintf("; the host took %s of the CPUs during the floor, %s during check (rounds %s)",
 		percent(median(m.decodeSteal)), percent(median(m.checkSteal)), shares(m.checkSteal))
+	line += fmt.Sprintf("; the keeper ran dry in %d of %d floors and %d of %d checks", m.floorDry, len(m.decode), m.checkDry, len(m.check))
 	if len(m.plan) > 0 {
 		line += fmt.Sprintf("; plan --all %v, %.2fx the check run before it (budget %.1f; %.2f-%.2fx), peak RSS %d MiB",
 			r(median(m.plan)), m.planRatio(), maxPlanRatio, slices.Min(pairs(m.plan, m.planCheck)), slices.Max(pairs(m.plan, m.planCheck)), m.planRSS>>20)
@@ -372,14 +395,14 @@ func shapeOf(t *testing.T) string { return filepath.Base(t.Name()) }
 
 // runBinary runs the binary, which must exit with code (plan --all exits 1 when
 // nodes fail), and returns its standard output, peak RSS and CPU time.
-func runBinary(t *testing.T, code int, bin string, args ...string) ([]byte, int64, time.Duration) {
+func runBinary(t *testing.T, code int, bin string, args ...string) ([]byte, int64, usage) {
 	t.Helper()
 	return runFollowed(t, nil, code, bin, args...)
 }
 
 // runFollowed is runBinary with the keeper k, if not nil, giving its warm
 // memory to the run as it grows.
-func runFollowed(t *testing.T, k *keeper, code int, bin string, args ...string) ([]byte, int64, time.Duration) {
+func runFollowed(t *testing.T, k *keeper, code int, bin string, args ...string) ([]byte, int64, usage) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	var out bytes.Buffer
@@ -395,8 +418,13 @@ func runFollowed(t *testing.T, k *keeper, code int, bin string, args ...string) 
 		t.Fatalf("%s: exit %d (%v)", args[0], got, err)
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return out.Bytes(), ru.Maxrss * 1024, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return out.Bytes(), ru.Maxrss * 1024, usage{user: cmd.ProcessState.UserTime(), sys: cmd.ProcessState.SystemTime()}
 }
+
+// usage is a run's CPU time, in the program and in the kernel.
+type usage struct{ user, sys time.Duration }
+
+func (u usage) total() time.Duration { return u.user + u.sys }
 
 // selfCPU is the test process's CPU time so far.
 func selfCPU() time.Duration {

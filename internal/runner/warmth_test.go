@@ -50,6 +50,7 @@ const (
 type keeper struct {
 	cmd *exec.Cmd
 	in  io.WriteCloser
+	out *bufio.Reader
 }
 
 // keepWarm starts a keeper of n bytes, waits until it holds them, and
@@ -70,12 +71,13 @@ func keepWarm(t *testing.T, n int64) *keeper {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting the memory keeper: %v", err)
 	}
-	if line, err := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+	r := bufio.NewReader(out)
+	if line, err := r.ReadString('\n'); line != "ready\n" {
 		_ = cmd.Wait()
 		t.Fatalf("the memory keeper of %d MiB: %q, %v", n>>20, line, err)
 	}
 	resetPeak(t)
-	return &keeper{cmd: cmd, in: in}
+	return &keeper{cmd: cmd, in: in, out: r}
 }
 
 // follow gives the memory to the process pid as it grows.
@@ -86,13 +88,22 @@ func (k *keeper) follow(t *testing.T, pid int) {
 	}
 }
 
-// stop ends the keeper, which gives back what it still holds.
-func (k *keeper) stop(t *testing.T) {
+// stop ends the keeper, which gives back what it still holds, and returns
+// the least it held while it followed the run: at 0 it had nothing left to
+// give, and what the run took beyond that met whatever memory the machine
+// had.
+func (k *keeper) stop(t *testing.T) int64 {
 	t.Helper()
 	k.in.Close()
+	var least int64
+	_, scanErr := fmt.Fscanf(k.out, "least %d\n", &least)
 	if err := k.cmd.Wait(); err != nil {
 		t.Fatalf("the memory keeper: %v", err)
 	}
+	if scanErr != nil {
+		t.Fatalf("the memory keeper's last word: %v", scanErr)
+	}
+	return least
 }
 
 // resetPeak returns the test's free memory to the system and resets its
@@ -128,7 +139,7 @@ func serveKeeper() {
 
 // keep holds n bytes of touched memory, says "ready", reads the pid of the
 // run to follow, and gives the memory back as the run grows, keepAhead
-// ahead of it, until its input closes.
+// ahead of it, until its input closes. Then it says the least it held.
 func keep(n int64, in io.Reader, out io.Writer) error {
 	var pool [][]byte
 	defer func() { release(&pool, 0) }()
@@ -161,7 +172,9 @@ func keep(n int64, in io.Reader, out io.Writer) error {
 		}
 		select {
 		case <-closed:
-			return nil
+			// The pool only shrinks: what is left is the least it held.
+			_, err := fmt.Fprintf(out, "least %d\n", int64(len(pool))*keepChunk)
+			return err
 		case <-tick.C:
 		}
 	}
@@ -209,12 +222,18 @@ func rssOf(pid int) int64 {
 }
 
 // TestKeeperFollowsTheRun holds the bench's keeper to its promise: it
-// holds the memory asked, keepAhead of it free from the start, and gives
-// back as much as the followed process grows.
+// holds the memory asked, keepAhead of it free from the start, gives back
+// as much as the followed process grows, and says at the end what it
+// still held.
 func TestKeeperFollowsTheRun(t *testing.T) {
 	const n = 768 << 20
 	k := keepWarm(t, n)
-	defer k.stop(t)
+	stopped := false
+	defer func() {
+		if !stopped {
+			k.stop(t)
+		}
+	}()
 	own := rssOf(k.cmd.Process.Pid) - n // the test binary's own memory
 	if own < 0 {
 		t.Fatalf("the keeper holds %d MiB before it follows, want %d", (own+n)>>20, n>>20)
@@ -231,6 +250,11 @@ func TestKeeperFollowsTheRun(t *testing.T) {
 	}
 	defer func() { _ = syscall.Munmap(grown) }()
 	within(t, "the keeper to give back what the run took", func() bool { return held() <= n-keepAhead-192<<20+keepChunk })
+	want := held()
+	stopped = true
+	if least := k.stop(t); least < want-keepChunk || least > want+keepChunk {
+		t.Fatalf("the keeper says it held %d MiB at the least, but held %d MiB", least>>20, want>>20)
+	}
 }
 
 // within waits up to two seconds for ok.
