@@ -249,14 +249,14 @@ func (f *written) check(t *testing.T, k *keeper, bin string) ([]byte, int64, usa
 	return runFollowed(t, k, 0, bin, "check", f.k8s, "--matrix", f.matrix, "-o", "json", "--fail-on", "none")
 }
 
-// warmth is how much warm memory to keep for a run on m's fleet
-// (warmthFor its peak so far), or before the first run 200 KB per node
+// warmth is how much warm memory to keep for a run on m's fleet:
+// warmthFor its peak so far or, before the first run, for 160 KB per node
 // (the shapes peak at 130-150 KB per node).
 func (m *sized) warmth() int64 {
 	if m.rss > 0 {
 		return warmthFor(m.rss)
 	}
-	return int64(m.nodes) * 200 << 10
+	return warmthFor(int64(m.nodes) * 160 << 10)
 }
 
 // warmthFor is the keeper for a run that peaks at peak: a quarter more
